@@ -1,0 +1,111 @@
+/* msg.c: diagnostics and the end of main. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg.h"
+#include "buf.h"
+#include "io.h"
+#include "json.h"
+#include "redact.h"
+#include "text.h"
+#include "util.h"
+#include "banned.h"
+
+void
+ai_init(const char *argv0)
+{
+	const char *slash;
+
+	if (argv0 != NULL && *argv0) {
+		slash = strrchr(argv0, '/');
+		ai_progname = slash ? slash + 1 : argv0;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	ai_json_init();
+}
+
+static void
+emit(const char *kind, const char *fmt, va_list ap)
+{
+	struct ai_buf raw = AI_BUF_INIT(1 << 20), red = AI_BUF_INIT(1 << 20),
+	    out = AI_BUF_INIT(4 << 20);
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n > 0 && ai_buf_grow(&raw, (size_t)n) == 0) {
+		vsnprintf(raw.buf, (size_t)n + 1, fmt, ap);
+		raw.len = (size_t)n;
+	}
+	ai_redact(&red, raw.buf, raw.len);
+	ai_buf_adds(&out, ai_progname);
+	ai_buf_adds(&out, ": ");
+	if (kind != NULL)
+		ai_buf_adds(&out, kind);
+	ai_term_sanitize(&out, red.buf, red.len);
+	ai_buf_addc(&out, '\n');
+	fflush(stdout);
+	(void)!fwrite(out.buf, 1, out.len, stderr);
+	fflush(stderr);
+	ai_buf_release(&raw);
+	ai_buf_release(&red);
+	ai_buf_release(&out);
+}
+
+void
+ai_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+ai_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void
+ai_err_print(const struct ai_err *e)
+{
+	if (e->msg[0])
+		ai_error("%s", e->msg);
+}
+
+int
+ai_finish(int code, struct ai_err *e)
+{
+	struct ai_err ce = AI_ERR_INIT;
+
+	if (code == -1)
+		code = e->code ? e->code : AI_EXIT_SOFTWARE;
+	if (code != AI_EXIT_OK && code != AI_EXIT_PIPE && e->msg[0])
+		ai_err_print(e);
+	if (code != AI_EXIT_PIPE && ai_out_close(&ce) < 0) {
+		if (ce.code == AI_EXIT_PIPE) {
+			code = AI_EXIT_PIPE;
+		} else {
+			ai_err_print(&ce);
+			if (code == AI_EXIT_OK)
+				code = ce.code;
+		}
+	}
+	ai_secret_clear();
+	if (code == AI_EXIT_PIPE) {
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
+	return code;
+}

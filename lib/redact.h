@@ -1,0 +1,36 @@
+/*
+ * redact.h: keep secrets out of everything that is shown or stored.
+ *
+ * Two kinds of protection, applied together by ai_redact():
+ *  - verbatim: every value registered with ai_secret_add() (the API keys the
+ *    configuration loaded) is replaced wherever it appears;
+ *  - by shape: bearer and basic credentials, key-like tokens (sk-..., AIza...,
+ *    ghp_..., xoxb-..., AKIA..., tvly-..., glpat-..., hf_..., gsk_...),
+ *    URL credentials (scheme://user:pass@), key query parameters (key=,
+ *    api_key=, token=, ...), NAME_KEY=/NAME_TOKEN=/password= style
+ *    assignments and header lines, and PEM private-key blocks.
+ * Each secret becomes "[REDACTED]".
+ *
+ * The registry is process-wide state (like ai_progname): every message path
+ * must reach it, including ones far from where the configuration was read.
+ */
+#ifndef AI_REDACT_H
+#define AI_REDACT_H
+
+#include <stddef.h>
+
+#include "buf.h"
+
+#define AI_REDACTED "[REDACTED]"
+
+/* Register a secret value (copied).  Values shorter than 6 bytes are ignored. */
+void ai_secret_add(const char *value);
+/* Forget all registered secrets (frees their copies). */
+void ai_secret_clear(void);
+
+/* Append s with secrets replaced; -1 when out's cap would be passed. */
+int ai_redact(struct ai_buf *out, const char *s, size_t n);
+/* Redact a C string into a new allocation (to free()). */
+char *ai_redact_str(const char *s);
+
+#endif
