@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# What every tool in bin/ owes its users, checked for each one: --help that
+# matches the man page's SYNOPSIS, --version, a usage error with exit 64 and
+# nothing on stdout, a complete man page, and no libcurl at start-up.
+
+setup() {
+	ROOT="$BATS_TEST_DIRNAME/.."
+	TOOLS=()
+	for b in "$ROOT"/bin/ai-*; do
+		[ -x "$b" ] && TOOLS+=("$(basename "$b")")
+	done
+}
+
+# The SYNOPSIS entries of a man page, one per line, whitespace normalized.
+man_synopsis() {
+	MANWIDTH=1000 mandoc -Tascii -O width=1000 "$1" | col -b |
+		awk '/^SYNOPSIS/ { on = 1; next } /^[A-Z]/ { on = 0 } on' |
+		awk -v name="$2" '
+			{ line = $0; sub(/^[ \t]+/, "", line) }
+			line == "" { next }
+			index(line, name " ") == 1 || line == name { if (cur != "") print cur; cur = line; next }
+			{ cur = cur " " line }
+			END { if (cur != "") print cur }' |
+		tr -s ' \t' '  '
+}
+
+# The usage lines of --help, the same way.
+help_synopsis() {
+	"$1" --help | awk '
+		NR == 1 { sub(/^usage: /, ""); print; next }
+		/^$/ { exit }
+		{ sub(/^[ \t]+/, ""); print }' | tr -s ' \t' '  '
+}
+
+@test "every tool folder has a built binary and a man page" {
+	for d in "$ROOT"/ai-*/; do
+		t=$(basename "$d")
+		[ -x "$ROOT/bin/$t" ] || { echo "no bin/$t"; false; }
+		[ -f "$ROOT/man/$t.1" ] || { echo "no man/$t.1"; false; }
+	done
+}
+
+@test "--help matches the man page SYNOPSIS, line for line" {
+	for t in "${TOOLS[@]}"; do
+		want=$(man_synopsis "$ROOT/man/$t.1" "$t")
+		got=$(help_synopsis "$ROOT/bin/$t")
+		if [ "$want" != "$got" ]; then
+			echo "$t: man SYNOPSIS:"; echo "$want"; echo "$t: --help:"; echo "$got"
+			false
+		fi
+	done
+}
+
+@test "-h is --help, on stdout, exit 0" {
+	for t in "${TOOLS[@]}"; do
+		run "$ROOT/bin/$t" -h
+		[ "$status" -eq 0 ]
+		[[ "${lines[0]}" == "usage: $t"* ]]
+	done
+}
+
+@test "--version prints the suite version, exit 0" {
+	v=$(awk '/^VERSION/ { print $3 }' "$ROOT/Makefile")
+	for t in "${TOOLS[@]}"; do
+		run "$ROOT/bin/$t" --version
+		[ "$status" -eq 0 ]
+		[ "$output" = "$t (aicli) $v" ]
+	done
+}
+
+@test "an unknown option: exit 64, the option named, a hint, nothing on stdout" {
+	for t in "${TOOLS[@]}"; do
+		out=$("$ROOT/bin/$t" --no-such-option 2>"$BATS_TEST_TMPDIR/err" </dev/null) && false
+		rc=$?
+		[ "$rc" -eq 64 ] || { echo "$t: exit $rc"; false; }
+		[ -z "$out" ]
+		grep -qx "$t: unknown option '--no-such-option'" "$BATS_TEST_TMPDIR/err"
+		grep -qx "$t: try '$t --help' for more information" "$BATS_TEST_TMPDIR/err"
+	done
+}
+
+@test "every man page has the sections a user looks for" {
+	for t in "${TOOLS[@]}"; do
+		for s in NAME SYNOPSIS DESCRIPTION OPTIONS ENVIRONMENT "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+			grep -q "^\.Sh $s\$" "$ROOT/man/$t.1" || { echo "$t.1 lacks $s"; false; }
+		done
+	done
+}
+
+@test "no tool links libcurl: it is loaded on first request, so start-up stays fast" {
+	for t in "${TOOLS[@]}"; do
+		! ldd "$ROOT/bin/$t" | grep -q libcurl || { echo "$t links libcurl"; false; }
+	done
+}
