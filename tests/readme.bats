@@ -22,7 +22,7 @@ examples() {
 @test "every README example runs against the mock and exits 0" {
 	mock_reset
 	have_tools=0
-	for b in "$BATS_TEST_DIRNAME"/../bin/ai-*; do [ -x "$b" ] && have_tools=1; done
+	for b in "$BATS_TEST_DIRNAME"/../bin/ai-*; do if [ -x "$b" ]; then have_tools=1; fi; done
 	[ "$have_tools" -eq 1 ] || skip "no tool is built yet"
 	n=$(examples | wc -l)
 	[ "$n" -gt 0 ] || { echo "the README has no examples"; false; }

@@ -7,7 +7,7 @@ setup() {
 	ROOT="$BATS_TEST_DIRNAME/.."
 	TOOLS=()
 	for b in "$ROOT"/bin/ai-*; do
-		[ -x "$b" ] && TOOLS+=("$(basename "$b")")
+		if [ -x "$b" ]; then TOOLS+=("$(basename "$b")"); fi
 	done
 }
 
@@ -34,6 +34,7 @@ help_synopsis() {
 
 @test "every tool folder has a built binary and a man page" {
 	for d in "$ROOT"/ai-*/; do
+		[ -d "$d" ] || continue
 		t=$(basename "$d")
 		[ -x "$ROOT/bin/$t" ] || { echo "no bin/$t"; false; }
 		[ -f "$ROOT/man/$t.1" ] || { echo "no man/$t.1"; false; }
