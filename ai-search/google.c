@@ -3,8 +3,10 @@
  *
  * GET https://www.googleapis.com/customsearch/v1?key=KEY&cx=CX&q=Q&num=N
  * with start (1-based) for later pages, lr/hl for a language and
- * dateRestrict for freshness.  num is at most 10 and start + num may not
- * pass 100: a query gives at most 100 results.  Titles and snippets are
+ * dateRestrict for freshness.  num is at most 10 and a query gives at
+ * most 100 results: start=91&num=10 is the last page (the reference says
+ * start + num may not pass 100, but the API serves it; see
+ * googleapis/google-api-go-client#2025).  Titles and snippets are
  * read from htmlTitle/htmlSnippet, which are HTML (the plain ones cannot
  * tell a literal "<b>" from markup).  Google gives no date field: the date
  * comes from the page's article:published_time meta tag, or from the

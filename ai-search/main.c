@@ -9,6 +9,7 @@
  * writing in output.c.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,24 @@ struct ctx {
 	const char *query; /* the query being searched */
 };
 
+static int usage(struct ai_err *e, const char *fmt, ...) AI_PRINTF(2, 3);
+
+/* A usage error: printed at once with the hint to --help, as option errors are. */
+static int
+usage(struct ai_err *e, const char *fmt, ...)
+{
+	char msg[AI_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ai_err_set(e, AI_EXIT_USAGE, "%s", msg);
+	ai_opt_usage_error(e);
+	e->msg[0] = '\0'; /* printed */
+	return -1;
+}
+
 /*
  * A bad setting: a usage error when it came from the command line, a
  * configuration error (naming the variable or the file) otherwise.
@@ -65,25 +84,12 @@ static int
 bad_setting(const struct ai_config *cfg, const char *from, const char *key, const char *value,
     const char *why, struct ai_err *e)
 {
-	if (from[0] == '-') {
-		ai_err_set(e, AI_EXIT_USAGE, "option '%s': '%s' %s", from, value, why);
-		ai_opt_usage_error(e);
-		e->msg[0] = '\0'; /* printed */
-		return -1;
-	}
+	if (from[0] == '-')
+		return usage(e, "option '%s': '%s' %s", from, value, why);
 	if (strcmp(from, "config file") == 0)
 		return ai_err_set(e, AI_EXIT_CONFIG, "config file '%s': %s: '%s' %s", cfg->path, key,
 		    value, why);
 	return ai_err_set(e, AI_EXIT_CONFIG, "$%s: '%s' %s", from, value, why);
-}
-
-static int
-usage(struct ai_err *e, const char *fmt, const char *arg)
-{
-	ai_err_set(e, AI_EXIT_USAGE, fmt, arg);
-	ai_opt_usage_error(e);
-	e->msg[0] = '\0';
-	return -1;
 }
 
 /*
@@ -163,19 +169,45 @@ out:
 	return rc;
 }
 
+/*
+ * A credential from the environment or the config file, NULL when unset.
+ * One with a blank or a control character in it is refused (*rc = -1): it
+ * would break the header or the URL it goes into.
+ */
+static const char *
+credential(struct ctx *c, const char *env, const char *key, int *rc, struct ai_err *e)
+{
+	const char *envs[2] = { env, NULL }, *from, *v;
+	const unsigned char *p;
+
+	v = ai_config_get(&c->cfg, NULL, NULL, envs, key, NULL, &from);
+	for (p = (const unsigned char *)v; p != NULL && *p; p++)
+		if (*p <= 0x20 || *p == 0x7f) {
+			if (strcmp(from, "config file") == 0)
+				*rc = ai_err_set(e, AI_EXIT_CONFIG,
+				    "config file '%s': %s holds a blank or a control character",
+				    c->cfg.path, key);
+			else
+				*rc = ai_err_set(e, AI_EXIT_CONFIG,
+				    "$%s holds a blank or a control character", env);
+			break;
+		}
+	return v;
+}
+
 /* The keys a provider needs, or a configuration error naming exactly the missing ones. */
 static int
 set_keys(struct ctx *c, struct ai_err *e)
 {
-	static const char *const google_env[] = { "GOOGLE_API_KEY", NULL };
-	static const char *const cx_env[] = { "GOOGLE_CSE_CX", NULL };
-	static const char *const brave_env[] = { "BRAVE_API_KEY", NULL };
-	static const char *const tavily_env[] = { "TAVILY_API_KEY", NULL };
 	struct sr_search *s = &c->s;
+	int rc = 0;
 
 	if (s->p == &sr_google) {
-		s->key = ai_config_get(&c->cfg, NULL, NULL, google_env, "google_api_key", NULL, NULL);
-		s->cx = ai_config_get(&c->cfg, NULL, NULL, cx_env, "google_cse_cx", NULL, NULL);
+		s->key = credential(c, "GOOGLE_API_KEY", "google_api_key", &rc, e);
+		if (rc == 0)
+			s->cx = credential(c, "GOOGLE_CSE_CX", "google_cse_cx", &rc, e);
+		if (rc < 0)
+			return -1;
 		if (s->key == NULL && s->cx == NULL)
 			return ai_err_set(e, AI_EXIT_CONFIG,
 			    "google_cse needs GOOGLE_API_KEY and GOOGLE_CSE_CX (set them, or "
@@ -187,16 +219,18 @@ set_keys(struct ctx *c, struct ai_err *e)
 			return ai_err_set(e, AI_EXIT_CONFIG,
 			    "google_cse needs GOOGLE_CSE_CX, the search engine ID (set it, or "
 			    "google_cse_cx in the config file)");
-	} else if (s->p == &sr_brave) {
-		s->key = ai_config_get(&c->cfg, NULL, NULL, brave_env, "brave_api_key", NULL, NULL);
+	} else if (s->p == &sr_brave || s->p == &sr_tavily) {
+		int brave = s->p == &sr_brave;
+
+		s->key = credential(c, brave ? "BRAVE_API_KEY" : "TAVILY_API_KEY",
+		    brave ? "brave_api_key" : "tavily_api_key", &rc, e);
+		if (rc < 0)
+			return -1;
 		if (s->key == NULL)
 			return ai_err_set(e, AI_EXIT_CONFIG,
-			    "brave needs BRAVE_API_KEY (set it, or brave_api_key in the config file)");
-	} else if (s->p == &sr_tavily) {
-		s->key = ai_config_get(&c->cfg, NULL, NULL, tavily_env, "tavily_api_key", NULL, NULL);
-		if (s->key == NULL)
-			return ai_err_set(e, AI_EXIT_CONFIG,
-			    "tavily needs TAVILY_API_KEY (set it, or tavily_api_key in the config file)");
+			    "%s needs %s (set it, or %s in the config file)", s->p->name,
+			    brave ? "BRAVE_API_KEY" : "TAVILY_API_KEY",
+			    brave ? "brave_api_key" : "tavily_api_key");
 	}
 	return 0;
 }
@@ -218,7 +252,7 @@ setup(struct ctx *c, const struct flags *f, struct ai_err *e)
 	size_t i;
 
 	if (f->json && f->text)
-		return usage(e, "%s", "--json and --text cannot be used together");
+		return usage(e, "--json and --text cannot be used together");
 	c->out.json = f->json || (!f->text && !isatty(STDOUT_FILENO));
 	c->out.color = !c->out.json && isatty(STDOUT_FILENO) && (nocolor == NULL || !*nocolor);
 	if (f->lang != NULL && !sr_lang_valid(f->lang))
@@ -443,10 +477,10 @@ run(int argc, char **argv, struct ai_err *e)
 		query = joined(nops, ops);
 		if (query[0] == '\0') {
 			free(query);
-			return usage(e, "%s", "the query is empty");
+			return usage(e, "the query is empty");
 		}
 	} else if (isatty(STDIN_FILENO)) {
-		return usage(e, "%s", "no query: give QUERY, or queries on standard input, one per line");
+		return usage(e, "no query: give QUERY, or queries on standard input, one per line");
 	}
 	if (setup(&c, &f, e) == 0)
 		rc = query != NULL ? search(&c, query, e) : from_stdin(&c, e);

@@ -19,6 +19,9 @@ setup_file() {
 	local d="$BATS_FILE_TMPDIR"
 	jq -c '.items |= map(.link += "#page2")' "$MOCK_FIXTURES/search/google_customsearch_v1_response.json" > "$d/google_p2.json"
 	jq -c '.items |= map(.link += "#page3")' "$MOCK_FIXTURES/search/google_customsearch_v1_response.json" > "$d/google_p3.json"
+	for i in $(seq 2 10); do
+		jq -c --arg p "#p$i" '.items |= map(.link += $p)' "$MOCK_FIXTURES/search/google_customsearch_v1_response.json" > "$d/google_n$i.json"
+	done
 	jq -c '.items |= .[0:3] | del(.queries.nextPage)' "$MOCK_FIXTURES/search/google_customsearch_v1_response.json" > "$d/google_short.json"
 	jq -c '.web.results |= map(.url += "#page2")' "$MOCK_FIXTURES/search/brave_web_search_response.json" > "$d/brave_p2.json"
 	jq -c '.query.more_results_available = false' "$MOCK_FIXTURES/search/brave_web_search_response.json" > "$d/brave_last.json"
@@ -117,14 +120,18 @@ q() { mock_request "$1" | jq -c '.query | map_values(.[0])'; }
 	[[ "$stderr" == *"google_cse: page 2: 10 result(s), 0 new"* ]]
 }
 
-@test "google_cse: at most 100 results; past that -n is a usage error" {
+@test "google_cse: -n 100 is ten pages, the last at start=91; past 100 is a usage error" {
 	run -64 ai-search -n 101 x
 	[[ "$output" == *"option '-n': '101' is out of range 1..100"* ]]
-	mock_script '{"repeat_last":true,"routes":{"GET /customsearch/v1":[{"file":"search/google_customsearch_v1_response.json"}]}}'
+	script='{"routes":{"GET /customsearch/v1":[{}'
+	for i in $(seq 2 10); do script="$script,{\"file\":\"$D/google_n$i.json\"}"; done
+	mock_script "$script]}}"
 	run google -n 100 test
 	[ "$status" -eq 0 ]
-	# the mock repeats page 1, so paging stops early; the first request asked for 10
-	q 1 | jq -e '.num == "10"'
+	[ "${#lines[@]}" -eq 100 ]
+	[ "$(mock_count)" -eq 10 ]
+	q 10 | jq -e '.num == "10" and .start == "91"'
+	echo "${lines[99]}" | jq -e '.rank == 100'
 }
 
 @test "google_cse: no items is zero results: nothing on stdout, exit 0, a note with -v" {
@@ -200,6 +207,10 @@ q() { mock_request "$1" | jq -c '.query | map_values(.[0])'; }
 	run --separate-stderr env GOOGLE_CSE_CX="$CX" ai-search --provider google q
 	[ "$status" -eq 78 ]
 	[ "$stderr" = "ai-search: google_cse needs GOOGLE_API_KEY (set it, or google_api_key in the config file)" ]
+	# a key that would break the header or URL it goes into
+	run --separate-stderr env BRAVE_API_KEY=$'abc\r\nX-Evil: 1' ai-search --provider brave --text q
+	[ "$status" -eq 78 ]
+	[ "$stderr" = "ai-search: \$BRAVE_API_KEY holds a blank or a control character" ]
 	[ "$(mock_count)" -eq 0 ]
 }
 
@@ -611,6 +622,30 @@ ai-search: warning: tavily cannot restrict the language; --lang is ignored" ]
 	run --separate-stderr tavily --text q
 	[ "$status" -eq 76 ]
 	[ "$stderr" = "ai-search: tavily: unexpected response from '127.0.0.1:$MOCK_PORT': no \"results\" array" ]
+}
+
+@test "a cut answer is retried, then unavailable (69); an oversized one or a redirect is 76" {
+	mock_script '{"repeat_last":true,"routes":{"GET /customsearch/v1":[{"cut_after_bytes":500}]}}'
+	run --separate-stderr google --retries 1 --text q
+	[ "$status" -eq 69 ]
+	[ -z "$output" ]
+	[ "$(mock_count)" -eq 2 ]
+	[[ "$stderr" == "ai-search: google_cse: cannot reach '127.0.0.1:$MOCK_PORT': transfer closed with "*" (after several attempts)" ]]
+	mock_script '{"routes":{"GET /customsearch/v1":[{"oversize_bytes":9000000}]}}'
+	run --separate-stderr google --text q
+	[ "$status" -eq 76 ]
+	[ "$stderr" = "ai-search: google_cse: the response from '127.0.0.1:$MOCK_PORT' is larger than the limit of 8388608 bytes" ]
+	mock_script '{"routes":{"GET /customsearch/v1":[{"status":302,"headers":{"Location":"http://169.254.169.254/"}}]}}'
+	run --separate-stderr google --text q
+	[ "$status" -eq 76 ]
+	[ "$stderr" = "ai-search: google_cse: '127.0.0.1:$MOCK_PORT' answered with a redirect (HTTP 302), which is not followed" ]
+	[ "$(mock_count)" -eq 1 ]
+}
+
+@test "output that cannot be written is exit 74" {
+	run --separate-stderr bash -c "GOOGLE_API_KEY=$GKEY GOOGLE_CSE_CX=$CX ai-search --base-url $MOCK_URL q > /dev/full"
+	[ "$status" -eq 74 ]
+	[ "$stderr" = "ai-search: write error: No space left on device" ]
 }
 
 @test "a failure on page 2 keeps page 1's results and ends with the error" {
