@@ -41,6 +41,9 @@ LIB      := lib/libaicli.a
 
 TOOLS    := $(sort $(patsubst %/main.c,%,$(wildcard ai-*/main.c)))
 BINS     := $(addprefix bin/,$(TOOLS))
+# A tool.mk may add rules (e.g. a unit test that links the tool's own module): they
+# must not become the default goal.
+.DEFAULT_GOAL := all
 -include $(wildcard ai-*/tool.mk)
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
