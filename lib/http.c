@@ -606,7 +606,14 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 		} else if (is_connect_failure(cc) && resp->streamed == 0) {
 			if (attempt < max_attempts)
 				retry = 1;
-			else {
+			else if (resp->status >= 200 && resp->status < 300 &&
+			    (cc == CURLE_PARTIAL_FILE || cc == CURLE_RECV_ERROR)) {
+				/* it did answer, but never completely */
+				ai_err_set(e, AI_EXIT_PROTOCOL, "the answer from %s was cut short: %s%s", who,
+				    errbuf[0] ? errbuf : a->easy_strerror(cc),
+				    attempt > 1 ? " (after several attempts)" : "");
+				break;
+			} else {
 				ai_err_set(e, AI_EXIT_UNAVAILABLE, "cannot reach %s: %s%s", who,
 				    errbuf[0] ? errbuf : a->easy_strerror(cc),
 				    attempt > 1 ? " (after several attempts)" : "");

@@ -624,13 +624,13 @@ ai-search: warning: tavily cannot restrict the language; --lang is ignored" ]
 	[ "$stderr" = "ai-search: tavily: unexpected response from '127.0.0.1:$MOCK_PORT': no \"results\" array" ]
 }
 
-@test "a cut answer is retried, then unavailable (69); an oversized one or a redirect is 76" {
+@test "a cut answer is retried, then a protocol error (76), as an oversized one or a redirect is" {
 	mock_script '{"repeat_last":true,"routes":{"GET /customsearch/v1":[{"cut_after_bytes":500}]}}'
 	run --separate-stderr google --retries 1 --text q
-	[ "$status" -eq 69 ]
+	[ "$status" -eq 76 ]
 	[ -z "$output" ]
 	[ "$(mock_count)" -eq 2 ]
-	[[ "$stderr" == "ai-search: google_cse: cannot reach '127.0.0.1:$MOCK_PORT': transfer closed with "*" (after several attempts)" ]]
+	[[ "$stderr" == "ai-search: google_cse: the answer from '127.0.0.1:$MOCK_PORT' was cut short: transfer closed with "*" (after several attempts)" ]]
 	mock_script '{"routes":{"GET /customsearch/v1":[{"oversize_bytes":9000000}]}}'
 	run --separate-stderr google --text q
 	[ "$status" -eq 76 ]

@@ -173,6 +173,15 @@ elapsed_ms() { echo "$1 $2" | awk '{ printf "%d", ($2 - $1) * 1000 }'; }
 	[ "$(mock_count)" -eq 1 ]
 }
 
+@test "an answer cut short before anything was passed on is retried, then a protocol error" {
+	mock_script '{"repeat_last":true,"routes":{"GET /customsearch/v1":[{"cut_after_bytes":300}]}}'
+	run --separate-stderr "$HTTP" --buffer --attempts 2 --backoff 50 "$MOCK_URL/customsearch/v1"
+	[ "$status" -eq 76 ]
+	[ "$(mock_count)" -eq 2 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "aicli-http: the answer from '127.0.0.1:$MOCK_PORT' was cut short: transfer closed with "*"(after several attempts)" ]]
+}
+
 @test "a malformed chunk in a stream is a protocol error, not retried once data went out" {
 	mock_script '{"routes":{"POST /v1/responses":[{"file":"openai/responses_stream_text.sse","malformed_chunk":true}]}}'
 	run --separate-stderr "$HTTP" --sse --post '{}' "$MOCK_URL/v1/responses"

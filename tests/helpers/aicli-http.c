@@ -92,13 +92,13 @@ static int
 run(int argc, char **argv, struct ai_err *e)
 {
 	static const char *const synopsis[] = {
-		"aicli-http [--post BODY] [-H HEADER]... [--sse | --ndjson] [--timeout MS] [--idle MS] "
+		"aicli-http [--post BODY] [-H HEADER]... [--sse | --ndjson | --buffer] [--timeout MS] [--idle MS] "
 		"[--max-bytes N] [--attempts N] [--backoff MS] [--redirects N] [--allow PREFIX]... [-v] URL",
 		NULL
 	};
 	const char *post = NULL;
 	struct ai_strlist hdrs = { NULL, 0 };
-	int sse = 0, ndjson = 0, verbose = 0, exitcode, nops, rc;
+	int sse = 0, ndjson = 0, buffer = 0, verbose = 0, exitcode, nops, rc;
 	uint64_t timeout = 0, idle = 0, maxb = 0, attempts = 0, backoff = 0, redirects = 0,
 	    connect = 0;
 	struct ctx x;
@@ -107,6 +107,7 @@ run(int argc, char **argv, struct ai_err *e)
 		{ .type = AI_OPT_LIST, .short_name = 'H', .value = &hdrs, .arg = "HEADER", .help = "header" },
 		{ .type = AI_OPT_FLAG, .long_name = "sse", .value = &sse, .help = "print SSE events" },
 		{ .type = AI_OPT_FLAG, .long_name = "ndjson", .value = &ndjson, .help = "print NDJSON lines" },
+		{ .type = AI_OPT_FLAG, .long_name = "buffer", .value = &buffer, .help = "print the body at the end, not as it arrives" },
 		{ .type = AI_OPT_U64, .long_name = "timeout", .value = &timeout, .arg = "MS", .max = 600000, .help = "deadline" },
 		{ .type = AI_OPT_U64, .long_name = "connect-timeout", .value = &connect, .arg = "MS", .max = 600000, .help = "connect" },
 		{ .type = AI_OPT_U64, .long_name = "idle", .value = &idle, .arg = "MS", .max = 600000, .help = "idle timeout" },
@@ -159,12 +160,14 @@ run(int argc, char **argv, struct ai_err *e)
 	req.redirect_ctx = &x;
 	req.verbose = verbose;
 	req.no_proxy = 1;
-	req.on_data = on_data;
+	req.on_data = buffer ? NULL : on_data;
 	req.data_ctx = &x;
 	ai_http_resp_init(&resp);
 	rc = ai_http_init(&h, e);
 	if (rc == 0)
 		rc = ai_http_request(&h, &req, &resp, e);
+	if (rc == 0 && buffer)
+		rc = ai_out_write(stdout, resp.body.buf, resp.body.len, e);
 	if (rc == 0 && x.mode == 1)
 		rc = ai_sse_end(&x.sse, e);
 	if (rc == 0 && x.mode == 2) {
