@@ -315,7 +315,8 @@ stream_free(struct stream *s)
 
 /*
  * A server asked to stream may answer with one JSON body anyway (some
- * OpenAI-compatible servers do): the content type decides.
+ * OpenAI-compatible servers do), and one asked not to may stream: the
+ * content type decides, and only without one does the request.
  */
 int
 stream_data(void *ctx, const char *p, size_t n, struct ai_err *e)
@@ -323,8 +324,13 @@ stream_data(void *ctx, const char *p, size_t n, struct ai_err *e)
 	struct stream *s = ctx;
 
 	if (s->mode == MODE_UNKNOWN) {
-		if (!s->k->stream ||
-		    (s->ctype != NULL && strncmp(s->ctype, "application/json", 16) == 0))
+		const char *t = s->ctype != NULL ? s->ctype : "";
+
+		if (strncmp(t, "text/event-stream", 17) == 0)
+			s->mode = MODE_SSE;
+		else if (strncmp(t, "application/x-ndjson", 20) == 0)
+			s->mode = MODE_NDJSON;
+		else if (strncmp(t, "application/json", 16) == 0 || !s->k->stream)
 			s->mode = MODE_BODY;
 		else
 			s->mode = s->p->ndjson ? MODE_NDJSON : MODE_SSE;

@@ -196,14 +196,6 @@ set_stop(struct answer *a, const struct ask *k, const char *reason)
 }
 
 static int
-is_schema_tool(const struct ask *k, const cJSON *block)
-{
-	const char *name = ai_json_str(block, "name");
-
-	return k->schema != NULL && name != NULL && strcmp(name, SCHEMA_TOOL) == 0;
-}
-
-static int
 parse(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
 {
 	const cJSON *b;
@@ -223,7 +215,8 @@ parse(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
 		if (strcmp(type, "text") == 0 && text != NULL && k->schema == NULL) {
 			if (answer_text(a, text, strlen(text), e) < 0)
 				return -1;
-		} else if (strcmp(type, "tool_use") == 0 && is_schema_tool(k, b)) {
+		} else if (strcmp(type, "tool_use") == 0 && k->schema != NULL) {
+			/* with --schema the only tool is the forced one: its input is the answer */
 			char *s = json_text(input);
 
 			if (answer_text(a, s, strlen(s), e) < 0) {
@@ -265,7 +258,7 @@ block_start(const struct ask *k, struct answer *a, uint64_t idx, const cJSON *b,
 	if (type != NULL && strcmp(type, "text") == 0 && k->schema == NULL)
 		kind = BLOCK_TEXT;
 	else if (type != NULL && strcmp(type, "tool_use") == 0)
-		kind = is_schema_tool(k, b) ? BLOCK_SCHEMA : BLOCK_TOOL;
+		kind = k->schema != NULL ? BLOCK_SCHEMA : BLOCK_TOOL;
 	if (idx >= a->nblocks) {
 		a->blocks = ai_xrealloc(a->blocks, (size_t)idx + 1);
 		memset(a->blocks + a->nblocks, BLOCK_SKIP, (size_t)idx + 1 - a->nblocks);

@@ -551,7 +551,7 @@ request(struct run *r, const char *body, size_t len, struct ai_err *e)
 	const char *headers[4];
 	char *auth = NULL;
 	struct ai_http h;
-	int64_t start = ai_now_ms(), deadline = start + o->timeout_ms, backoff = 1000;
+	int64_t start, deadline, backoff = 1000;
 	int attempts = o->attempts, nh = 0, rc;
 	char dur[32];
 
@@ -571,6 +571,9 @@ request(struct run *r, const char *body, size_t len, struct ai_err *e)
 		free(auth);
 		return -1;
 	}
+	/* the clock starts once libcurl is loaded: the first attempt gets the whole time */
+	start = ai_now_ms();
+	deadline = start + o->timeout_ms;
 	for (;;) {
 		struct ai_http_req req;
 		struct ai_http_resp resp;

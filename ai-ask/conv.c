@@ -59,9 +59,13 @@ add_turn(struct conv *c, int kind, const char *src, unsigned long line)
 	return t;
 }
 
+/* A part of the system context, its trailing blank lines dropped. */
 void
 conv_add_system(struct conv *c, const char *text, size_t n)
 {
+	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' ' ||
+	    text[n - 1] == '\t'))
+		n--;
 	if (n == 0)
 		return;
 	if (c->system.len > 0)
