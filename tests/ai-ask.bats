@@ -613,3 +613,504 @@ JSON
 	[ "$stderr" = "ai-ask: standard input is larger than the limit of 16777216 bytes" ]
 	[ "$(mock_count)" -eq 0 ]
 }
+
+# ---- failures, for every provider ----
+
+PROVIDERS="openai openai-chat anthropic ollama"
+
+route_of() {
+	case $1 in
+	openai) echo "POST /v1/responses" ;;
+	openai-chat) echo "POST /v1/chat/completions" ;;
+	anthropic) echo "POST /v1/messages" ;;
+	ollama) echo "POST /api/chat" ;;
+	esac
+}
+
+# the provider's streamed capture, the event to cut in (after some text), and that text
+stream_of() {
+	case $1 in
+	openai) echo "openai/responses_stream_text.sse 7 pong" ;;
+	openai-chat) echo "openai/chat_completions_stream_text_include_usage.sse 5 Not much," ;;
+	anthropic) echo "anthropic/messages_stream_text.sse 6 Hello" ;;
+	ollama) echo "ollama/chat_stream.ndjson 5 The sky appears" ;;
+	esac
+}
+
+@test "a missing key is a configuration error naming the variable; nothing is sent" {
+	unset OPENAI_API_KEY ANTHROPIC_API_KEY
+	run --separate-stderr ask "hi"
+	[ "$status" -eq 78 ]
+	[ "$stderr" = 'ai-ask: no API key for openai: set OPENAI_API_KEY or AICLI_OPENAI_API_KEY, or "openai_api_key" in the config file' ]
+	run --separate-stderr ask --json --provider anthropic "hi"
+	[ "$status" -eq 78 ]
+	[ "$stderr" = 'ai-ask: no API key for anthropic: set ANTHROPIC_API_KEY, or "anthropic_api_key" in the config file' ]
+	jq -e '.type == "error" and .code == "config" and .exit == 78 and .retryable == false' <<<"$output"
+	OPENAI_BASE_URL=https://api.example.com/v1 run --separate-stderr ask --provider openai-chat "hi"
+	[ "$status" -eq 78 ]
+	[ "$(mock_count)" -eq 0 ]
+}
+
+@test "401 and 403: the key was refused, where it came from, never the key itself" {
+	script "POST /v1/responses" '{"status":401,"file":"openai/responses_error_401_invalid_api_key.json"}'
+	run --separate-stderr ask -v "hi"
+	[ "$status" -eq 78 ]
+	[ "$(mock_count)" -eq 1 ]
+	[[ "$stderr" == *"ai-ask: '127.0.0.1:$MOCK_PORT' refused the API key (HTTP 401): invalid_request_error: Incorrect API key provided"*"(the key from \$OPENAI_API_KEY)" ]]
+	[[ "$stderr" == *"> Authorization: [REDACTED]"* ]]
+	[[ "$stderr$output" != *"sk-test-key-0123456789abcdef"* ]]
+	script "POST /v1/messages" '{"status":403,"json":{"type":"error","error":{"type":"permission_error","message":"no access"}}}'
+	run --separate-stderr ask --json --provider anthropic -vv "hi"
+	[ "$status" -eq 78 ]
+	[[ "$stderr" == *"refused the API key (HTTP 403): permission_error: no access (the key from \$ANTHROPIC_API_KEY)" ]]
+	[[ "$stderr" == *"> x-api-key: [REDACTED]"* ]]
+	[[ "$stderr" == *"ai-ask: request body: {\"model\":\"claude-haiku-4-5\""* ]]
+	[[ "$stderr$output" != *"sk-ant-test-0123456789abcdef"* ]]
+	jq -e '.type == "error" and .code == "config" and .status == 403' <<<"$output"
+}
+
+@test "the key from the configuration file is used and never shown" {
+	unset OPENAI_API_KEY
+	printf '{"openai_api_key": "sk-from-config-0123456789"}\n' > "$AICLI_CONFIG"
+	chmod 600 "$AICLI_CONFIG"
+	script "POST /v1/responses" '{"status":401,"json":{"error":{"message":"Incorrect API key provided: sk-from-config-0123456789","type":"invalid_request_error"}}}'
+	run --separate-stderr ask -vv "hi"
+	[ "$status" -eq 78 ]
+	mock_request 1 | jq -e '.headers.authorization == "Bearer sk-from-config-0123456789"'
+	[[ "$stderr" == *"Incorrect API key provided: [REDACTED] (the key from config file)" ]]
+	[[ "$stderr$output" != *"sk-from-config"* ]]
+	chmod 644 "$AICLI_CONFIG"
+	run --separate-stderr ask "hi"
+	[ "$status" -eq 78 ]
+	[[ "$stderr" == *"holds an API key and can be read by other users; run: chmod 600"* ]]
+}
+
+@test "a provider's error body is shown: a rejected request is bad input, not retried" {
+	script "POST /v1/messages" '{"status":400,"file":"anthropic/messages_error_400_invalid_request_error.json"}'
+	run --separate-stderr ask --provider anthropic "hi"
+	[ "$status" -eq 65 ]
+	[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT' answered HTTP 400: invalid_request_error: messages.0: Input does not match the expected shape." ]
+	[ "$(mock_count)" -eq 1 ]
+	script "POST /v1/chat/completions" '{"status":400,"json":{"error":{"message":"bad \u001b[31mmodel","type":"invalid_request_error"}}}'
+	run --separate-stderr ask --provider openai-chat "hi"
+	[ "$status" -eq 65 ]
+	[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT' answered HTTP 400: invalid_request_error: bad ^[[31mmodel" ]
+}
+
+@test "every provider: 429 with Retry-After, then success" {
+	for p in $PROVIDERS; do
+		mock_script "{\"routes\":{\"$(route_of "$p")\":[{\"status\":429,\"headers\":{\"Retry-After\":\"1\"},
+			\"json\":{\"error\":{\"message\":\"slow down\"}}},{}]}}"
+		t0=$(now)
+		run --separate-stderr ask --provider "$p" "hi"
+		t1=$(now)
+		[ "$status" -eq 0 ] || { echo "$p: $status $stderr"; false; }
+		[ -n "$output" ]
+		[ "$(mock_count)" -eq 2 ]
+		[ "$(elapsed_ms "$t0" "$t1")" -ge 1000 ]
+	done
+}
+
+@test "every provider: repeated 500s give up within the bound, with the unavailable status" {
+	for p in $PROVIDERS; do
+		mock_script "{\"repeat_last\":true,\"routes\":{\"$(route_of "$p")\":[{\"status\":500,
+			\"json\":{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}}]}}"
+		t0=$(now)
+		run --separate-stderr ask --provider "$p" --json --retries 2 "hi"
+		t1=$(now)
+		[ "$status" -eq 69 ] || { echo "$p: $status $stderr"; false; }
+		[ "$(mock_count)" -eq 3 ]
+		[ "$(elapsed_ms "$t0" "$t1")" -lt 4000 ]
+		[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT' answered HTTP 500 after 3 attempts: server_error: boom" ]
+		jq -e '.type == "error" and .code == "unavailable" and .retryable == true and .status == 500' <<<"$output"
+	done
+	mock_script '{"repeat_last":true,"routes":{"POST /v1/responses":[{"status":503,"body":"busy"}]}}'
+	t0=$(now)
+	run --separate-stderr ask --retries 10 --timeout 1.5 "hi"
+	t1=$(now)
+	[ "$status" -eq 69 ]
+	[ "$(elapsed_ms "$t0" "$t1")" -lt 2500 ]
+}
+
+@test "anthropic: 529 overloaded is retried" {
+	script "POST /v1/messages" '{"status":529,"json":{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}}' '{}'
+	run --separate-stderr ask --provider anthropic "hi"
+	[ "$status" -eq 0 ]
+	[ "$output" = "Hello" ]
+	[ "$(mock_count)" -eq 2 ]
+}
+
+@test "anthropic: an overloaded_error event in the stream is retried while nothing was written" {
+	script "POST /v1/messages" '{"file":"anthropic/docs_example_stream_error_event_overloaded.sse"}' '{}'
+	run --separate-stderr ask --provider anthropic "hi"
+	[ "$status" -eq 0 ]
+	[ "$output" = "Hello" ]
+	[ "$(mock_count)" -eq 2 ]
+	mock_script '{"repeat_last":true,"routes":{"POST /v1/messages":[{"file":"anthropic/docs_example_stream_error_event_overloaded.sse"}]}}'
+	run --separate-stderr ask --provider anthropic --json --retries 1 "hi"
+	[ "$status" -eq 69 ]
+	[ "$(mock_count)" -eq 2 ]
+	[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT' reported an error: overloaded_error: Overloaded" ]
+	jq -e '.type == "error" and .code == "unavailable" and .retryable == true' <<<"$output"
+}
+
+@test "an error event after part of the answer is not retried: the text stays, the error follows" {
+	body='event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\nevent: error\ndata: {"type":"error","error":{"type":"api_error","message":"Internal"}}\n\n'
+	mock_script "{\"routes\":{\"POST /v1/messages\":[{\"body\":\"$(printf '%s' "$body" | sed 's/"/\\"/g')\",
+		\"content_type\":\"text/event-stream\"}]}}"
+	run --separate-stderr ask --provider anthropic "hi"
+	[ "$status" -eq 69 ]
+	[ "$output" = "Hel" ]
+	[ "$(mock_count)" -eq 1 ]
+	[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT' reported an error: api_error: Internal" ]
+}
+
+@test "openai: response.failed and error events end the run with the provider's reason" {
+	mock_script '{"routes":{"POST /v1/responses":[{"body":"event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"status\":\"failed\",\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"too fast\"}}}\n\n","content_type":"text/event-stream"}]}}'
+	run --separate-stderr ask --retries 0 "hi"
+	[ "$status" -eq 75 ]
+	[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT' could not answer: rate_limit_exceeded: too fast" ]
+	mock_script '{"routes":{"POST /v1/responses":[{"body":"event: error\ndata: {\"type\":\"error\",\"code\":\"invalid_prompt\",\"message\":\"nope\"}\n\n","content_type":"text/event-stream"}]}}'
+	run --separate-stderr ask --retries 0 "hi"
+	[ "$status" -eq 69 ]
+	[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT' reported an error: invalid_prompt: nope" ]
+}
+
+@test "every provider: a stream cut after part of the answer: the text stays, no message record" {
+	for p in $PROVIDERS; do
+		set -- $(stream_of "$p")
+		file=$1 cut=$2
+		shift 2
+		partial="$*"
+		script "$(route_of "$p")" "{\"file\":\"$file\",\"cut_mid_event\":$cut}" "{\"file\":\"$file\",\"cut_mid_event\":$cut}"
+		run --separate-stderr ask --provider "$p" "hi"
+		[ "$status" -eq 76 ] || { echo "$p: $status $stderr"; false; }
+		[[ "$output" == "$partial"* ]] || { echo "$p: $output"; false; }
+		[[ "$stderr" == "ai-ask: the connection to '127.0.0.1:$MOCK_PORT' broke in the middle of the response"* ]]
+		run --separate-stderr ask --provider "$p" --json --stream "hi"
+		[ "$status" -eq 76 ]
+		[ "$(mock_count)" -eq 2 ]
+		! grep -q '"type":"message"' <<<"$output"
+		! grep -q '"type":"usage"' <<<"$output"
+		grep -q '"type":"delta"' <<<"$output"
+		jq -e '.type == "error" and .code == "protocol" and .exit == 76' <<<"${lines[-1]}"
+	done
+}
+
+@test "every provider: a malformed chunk is a protocol error naming the event" {
+	for p in $PROVIDERS; do
+		set -- $(stream_of "$p")
+		if [ "$p" = ollama ]; then bad='{not json\n' what=line; else bad='data: {not json\n\n' what=event; fi
+		script "$(route_of "$p")" "{\"file\":\"$1\",\"malformed\":\"$bad\"}"
+		run --separate-stderr ask --provider "$p" --json "hi"
+		[ "$status" -eq 76 ] || { echo "$p: $status $stderr"; false; }
+		[[ "$stderr" == "ai-ask: cannot parse the answer from '127.0.0.1:$MOCK_PORT': $what 2: column 2: "* ]]
+		[ "${#lines[@]}" -eq 1 ]
+		script "$(route_of "$p")" "{\"file\":\"$1\",\"malformed_chunk\":true}"
+		run --separate-stderr ask --provider "$p" "hi"
+		[ "$status" -eq 76 ] || { echo "$p chunk: $status $stderr"; false; }
+	done
+}
+
+@test "a stream that ends cleanly but before the provider's end of answer is cut short" {
+	mock_script '{"routes":{"POST /v1/responses":[{"body":"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"po\"}\n\n","content_type":"text/event-stream"}]}}'
+	run --separate-stderr ask "hi"
+	[ "$status" -eq 76 ]
+	[ "$output" = "po" ]
+	[ "$stderr" = "ai-ask: the answer from '127.0.0.1:$MOCK_PORT' ended before it was complete" ]
+	mock_script '{"routes":{"POST /api/chat":[{"body":"{\"message\":{\"content\":\"The\"},\"done\":false}\n","content_type":"application/x-ndjson"}]}}'
+	run --separate-stderr ask --provider ollama --json "hi"
+	[ "$status" -eq 76 ]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "every provider: a slow first byte inside the timeout is waited for; outside it is a timeout" {
+	for p in $PROVIDERS; do
+		script "$(route_of "$p")" '{"delay_ms":600}' '{"delay_ms":5000}'
+		run --separate-stderr ask --provider "$p" --timeout 3 "hi"
+		[ "$status" -eq 0 ] || { echo "$p: $status $stderr"; false; }
+		t0=$(now)
+		run --separate-stderr ask --provider "$p" --timeout 0.5 "hi"
+		t1=$(now)
+		[ "$status" -eq 75 ] || { echo "$p: $status $stderr"; false; }
+		[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT' did not answer within 500 ms" ]
+		[ "$(elapsed_ms "$t0" "$t1")" -lt 2000 ]
+	done
+}
+
+@test "every provider: an idle drip stops at the idle timeout" {
+	for p in $PROVIDERS; do
+		set -- $(stream_of "$p")
+		script "$(route_of "$p")" "{\"file\":\"$1\",\"drip_ms\":3000}"
+		t0=$(now)
+		run --separate-stderr ask --provider "$p" --idle-timeout 0.5 "hi"
+		t1=$(now)
+		[ "$status" -eq 75 ] || { echo "$p: $status $stderr"; false; }
+		[ "$stderr" = "ai-ask: no data from '127.0.0.1:$MOCK_PORT' for 500 ms" ]
+		[ "$(elapsed_ms "$t0" "$t1")" -lt 2500 ]
+		[ "$(mock_count)" -eq 1 ]
+	done
+}
+
+@test "openai-chat: finish_reason length is a truncated answer: what arrived, the limit status" {
+	script "POST /v1/chat/completions" '{"file":"openai/chat_completions_stream_finish_reason_length.sse"}'
+	run --separate-stderr ask --provider openai-chat --max-tokens 1 "weather?"
+	[ "$status" -eq 3 ]
+	[ "$output" = '{"' ]
+	[ "$stderr" = "ai-ask: the answer is incomplete: it reached the maximum length ('127.0.0.1:$MOCK_PORT' said 'length'); raise --max-tokens" ]
+}
+
+@test "openai: an incomplete response, and a call cut at the maximum length" {
+	mock_script '{"routes":{"POST /v1/responses":[{"json":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},
+		"output":[{"type":"function_call","call_id":"c1","name":"multiply","arguments":"{\"a\":12"}],"usage":{"input_tokens":3,"output_tokens":4}}}]}}'
+	run --separate-stderr ask --json --tools "$T/tools.json" "x"
+	[ "$status" -eq 3 ]
+	[ "$stderr" = "ai-ask: the call of tool 'multiply' was cut off at the maximum length of the answer" ]
+	jq -e '.type == "error" and .code == "limit"' <<<"$output"
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "arguments that are not a JSON object are a protocol error" {
+	mock_script '{"routes":{"POST /v1/chat/completions":[{"json":{"choices":[{"index":0,"message":{"role":"assistant",
+		"tool_calls":[{"id":"c1","type":"function","function":{"name":"multiply","arguments":"[1,2]"}}]},"finish_reason":"tool_calls"}]}}]}}'
+	run --separate-stderr ask --provider openai-chat --json --tools "$T/tools.json" "x"
+	[ "$status" -eq 76 ]
+	[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT': the arguments of the call of tool 'multiply' are not a JSON object" ]
+}
+
+@test "an answer larger than the 32 MiB cap stops with a protocol error" {
+	script "POST /v1/responses" '{"oversize_bytes":34000000,"content_type":"application/json"}'
+	run --separate-stderr ask --json "hi"
+	[ "$status" -eq 76 ]
+	[[ "$stderr" == *"larger than the limit of 33554432 bytes" ]]
+}
+
+@test "a refused connection is unavailable after the retries" {
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	OPENAI_BASE_URL="http://127.0.0.1:$port/v1" run --separate-stderr ask --retries 1 "hi"
+	[ "$status" -eq 69 ]
+	[[ "$stderr" == "ai-ask: cannot reach '127.0.0.1:$port': "* ]]
+}
+
+# ---- flushing, terminals, pipes ----
+
+@test "flushing: the first delta is readable from the pipe while the mock is still dripping" {
+	script "POST /v1/chat/completions" \
+		'{"file":"openai/chat_completions_stream_text_include_usage.sse","drip_ms":200}' \
+		'{"file":"openai/chat_completions_stream_text_include_usage.sse","drip_ms":200}'
+	mkfifo "$T/fifo"
+	ai-ask -n --provider openai-chat "hi" > "$T/fifo" 2>/dev/null &
+	pid=$!
+	exec 5<"$T/fifo"
+	IFS= read -r -t 5 -N 3 first <&5
+	kill -0 "$pid"   # still running: the rest of the stream has not been sent yet
+	cat <&5 > "$T/rest"
+	exec 5<&-
+	wait "$pid"
+	[ "$first" = "Not" ]
+	[ "$first$(cat "$T/rest")" = "Not much, just here to chat and assist you with anything you need. How are you?" ]
+
+	ai-ask -n --provider openai-chat --json --stream "hi" > "$T/fifo" 2>/dev/null &
+	pid=$!
+	exec 5<"$T/fifo"
+	IFS= read -r -t 5 line <&5
+	kill -0 "$pid"
+	cat <&5 > /dev/null
+	exec 5<&-
+	wait "$pid"
+	[ "$line" = '{"type":"delta","text":"Not"}' ]
+}
+
+@test "a terminal: standard input is never read, a spinner while waiting, control characters shown" {
+	mock_script '{"repeat_last":true,"routes":{"POST /v1/responses":[{"delay_ms":800,"json":{"status":"completed",
+		"output":[{"type":"message","content":[{"type":"output_text","text":"a\u001b[2Jb"}]}]}}]}}'
+	run timeout 10 script -qec "ai-ask --json --stream hi; ai-ask hi" /dev/null < /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\e[2mai-ask: waiting for the answer |\e[0m'* ]]
+	[[ "$output" == *$'\r\e[K'* ]]
+	[[ "$output" == *'a^[[2Jb'* ]]
+	[[ "$output" != *$'a\e[2Jb'* ]]
+	# the same answer into a pipe is the product, unchanged, and no spinner
+	mock_script '{"routes":{"POST /v1/responses":[{"delay_ms":800,"json":{"status":"completed",
+		"output":[{"type":"message","content":[{"type":"output_text","text":"a\u001b[2Jb"}]}]}}]}}'
+	run --separate-stderr ask --json "hi"
+	[ "${lines[0]}" = '{"type":"message","role":"assistant","content":"a\u001b[2Jb"}' ]
+	[ -z "$stderr" ]
+}
+
+@test "NO_COLOR: the spinner is not drawn faint" {
+	script "POST /v1/responses" '{"delay_ms":800}'
+	NO_COLOR=1 run timeout 10 script -qec "ai-ask hi" /dev/null < /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\rai-ask: waiting for the answer |'* ]]
+	[[ "$output" != *$'\e[2m'* ]]
+	[[ "$output" == *pong* ]]
+}
+
+@test "a reader that goes away ends ai-ask quietly, by SIGPIPE" {
+	run --separate-stderr bash -c "set -o pipefail; ai-ask -n --provider ollama hi | head -c 12"
+	[ "$status" -eq 141 ]
+	[ "$output" = "The sky appe" ]
+	[ -z "$stderr" ]
+}
+
+@test "an answer without a final newline gets one; an empty answer a warning" {
+	run --separate-stderr bash -c "ai-ask -n hi | od -c | head -1"
+	[[ "$output" == *"p   o   n   g  \\n" ]]
+	mock_script '{"routes":{"POST /v1/responses":[{"json":{"status":"completed","output":[]}}]}}'
+	run --separate-stderr ask "hi"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$stderr" = "ai-ask: warning: the answer from '127.0.0.1:$MOCK_PORT' is empty" ]
+}
+
+# ---- usage and prices ----
+
+@test "usage: cached tokens, weights and the built-in price" {
+	mock_script '{"routes":{"POST /v1/responses":[{"json":{"status":"completed","output":[{"type":"message",
+		"content":[{"type":"output_text","text":"ok"}]}],
+		"usage":{"input_tokens":2000,"input_tokens_details":{"cached_tokens":1000},"output_tokens":100}}}]}}'
+	run --separate-stderr ask --json --usage "hi"
+	[ "$status" -eq 0 ]
+	jq -e '. == {"type":"usage","model":"gpt-4.1-mini","input_tokens":2000,"cached_tokens":1000,"output_tokens":100,
+		"calls":1,"weighted_tokens":1650,"cost_usd":0.00066}' <<<"${lines[1]}"
+	[ "$stderr" = "ai-ask: usage: 2000 input tokens (1000 cached), 100 output tokens, 1650 weighted, \$0.000660 (gpt-4.1-mini)" ]
+}
+
+@test "usage: Anthropic's cache reads and writes count as input" {
+	mock_script '{"routes":{"POST /v1/messages":[{"json":{"type":"message","model":"claude-sonnet-4-5-20250929",
+		"content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn",
+		"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":5}}}]}}'
+	run --separate-stderr ask --provider anthropic -m claude-sonnet-4-5 --json "hi"
+	[ "$status" -eq 0 ]
+	jq -e '.input_tokens == 1110 and .cached_tokens == 1000 and .output_tokens == 5 and
+		.weighted_tokens == 380 and .cost_usd == 0.000705' <<<"${lines[1]}"
+}
+
+@test "prices: the configuration file adds and overrides; a dated snapshot matches; unknown has none" {
+	printf '{"prices": {"my-model": {"input": 1, "output": 2}, "gpt-4.1-mini": {"input": 10, "cached": 1, "output": 20}}}\n' > "$AICLI_CONFIG"
+	run --separate-stderr ask --json -m my-model "hi"
+	jq -e '.model == "my-model" and .cost_usd == 0.000021' <<<"${lines[1]}"
+	run --separate-stderr ask --json "hi"
+	jq -e '.cost_usd == 0.00021' <<<"${lines[1]}"
+	# the provider answered as gpt-4o-mini-2024-07-18: priced as gpt-4o-mini
+	run --separate-stderr ask --provider openai-chat --json -m some-alias "hi"
+	jq -e '.model == "some-alias" and .cost_usd == 0.0000237' <<<"${lines[1]}"
+	run --separate-stderr ask --provider ollama --json "hi"
+	jq -e 'has("cost_usd") | not' <<<"${lines[-1]}"
+	printf '{"prices": {"m": {"input": "cheap"}}}\n' > "$AICLI_CONFIG"
+	run --separate-stderr ask "hi"
+	[ "$status" -eq 78 ]
+	[[ "$stderr" == "ai-ask: config file: prices: 'm' needs \"input\": a price in USD per million tokens" ]]
+}
+
+@test "usage a server does not report is estimated, and says so" {
+	mock_script '{"routes":{"POST /v1/chat/completions":[{"json":{"choices":[{"index":0,
+		"message":{"role":"assistant","content":"12345678"},"finish_reason":"stop"}]}}]}}'
+	run --separate-stderr ask --provider openai-chat --json "hi"
+	[ "$status" -eq 0 ]
+	jq -e '.estimated == true and .output_tokens == 2 and .input_tokens > 0' <<<"${lines[1]}"
+}
+
+# ---- configuration ----
+
+@test "model and provider from the configuration file, the environment, the flag, in that order" {
+	printf '{"model": "from-file", "provider": "openai-chat"}\n' > "$AICLI_CONFIG"
+	run --separate-stderr ask "hi"
+	mock_request 1 | jq -e '.path == "/v1/chat/completions" and .json.model == "from-file"'
+	AICLI_MODEL=from-env AICLI_PROVIDER=anthropic run --separate-stderr ask "hi"
+	mock_request 2 | jq -e '.path == "/v1/messages" and .json.model == "from-env"'
+	AICLI_MODEL=from-env run --separate-stderr ask -m from-flag --provider ollama "hi"
+	mock_request 3 | jq -e '.path == "/api/chat" and .json.model == "from-flag"'
+}
+
+@test "bad settings name where they came from: flag 64, environment or file 78" {
+	run --separate-stderr ask --provider gemini "hi"
+	[ "$status" -eq 64 ]
+	[ "$stderr" = "ai-ask: bad provider 'gemini' (from --provider): must be openai, openai-chat, anthropic or ollama" ]
+	AICLI_PROVIDER=gemini run --separate-stderr ask "hi"
+	[ "$status" -eq 78 ]
+	[ "$stderr" = "ai-ask: bad provider 'gemini' (from \$AICLI_PROVIDER): must be openai, openai-chat, anthropic or ollama" ]
+	AICLI_TIMEOUT=soon run --separate-stderr ask "hi"
+	[ "$status" -eq 78 ]
+	[ "$stderr" = "ai-ask: bad timeout 'soon' (from \$AICLI_TIMEOUT): not a decimal number" ]
+	run --separate-stderr ask --timeout soon "hi"
+	[ "$status" -eq 64 ]
+	printf '{"retries": 99}\n' > "$AICLI_CONFIG"
+	run --separate-stderr ask "hi"
+	[ "$status" -eq 78 ]
+	[ "$stderr" = "ai-ask: bad retries '99' (from config file): must be 0 to 10" ]
+	OPENAI_BASE_URL="ftp://example.com" run --separate-stderr ask "hi"
+	[ "$status" -eq 78 ]
+	[[ "$stderr" == "ai-ask: bad base URL 'ftp://example.com' (from \$OPENAI_BASE_URL): "* ]]
+	run --separate-stderr ask --temperature 3 "hi"
+	[ "$status" -eq 64 ]
+	[ "$(mock_count)" -eq 0 ]
+}
+
+@test "AICLI_TIMEOUT and AICLI_RETRIES bound the request" {
+	mock_script '{"repeat_last":true,"routes":{"POST /v1/responses":[{"status":502,"body":"bad gateway"}]}}'
+	AICLI_RETRIES=0 run --separate-stderr ask "hi"
+	[ "$status" -eq 69 ]
+	[ "$(mock_count)" -eq 1 ]
+	script "POST /v1/responses" '{"delay_ms":3000}'
+	t0=$(now)
+	AICLI_TIMEOUT=0.4 run --separate-stderr ask "hi"
+	t1=$(now)
+	[ "$status" -eq 75 ]
+	[ "$(elapsed_ms "$t0" "$t1")" -lt 2000 ]
+}
+
+@test "--base-url wins over the environment" {
+	OPENAI_BASE_URL=http://127.0.0.1:9/v1 run --separate-stderr ask --base-url "$MOCK_URL/v1/" "hi"
+	[ "$status" -eq 0 ]
+	mock_request 1 | jq -e '.path == "/v1/responses"'
+}
+
+# ---- transcripts ----
+
+@test "--continue: the conversation grows in the file, and is sent back" {
+	run --separate-stderr ask --continue "$T/chat.ndjson" "name a prime"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %a "$T/chat.ndjson")" = 600 ]
+	[ "$(jq -sc 'map(.type)' "$T/chat.ndjson")" = '["message","message","usage"]' ]
+	[ "$(sed -n 1p "$T/chat.ndjson")" = '{"type":"message","role":"user","content":"name a prime"}' ]
+	[ "$(sed -n 2p "$T/chat.ndjson")" = '{"type":"message","role":"assistant","content":"pong"}' ]
+	echo "more material" > "$T/in.txt"
+	run --separate-stderr ai-ask --continue "$T/chat.ndjson" "and another" < "$T/in.txt"
+	[ "$status" -eq 0 ]
+	body 2 | jq -e '.input == [{"role":"user","content":"name a prime"},{"role":"assistant","content":"pong"},
+		{"role":"user","content":"more material\n\nand another"}]'
+	[ "$(wc -l < "$T/chat.ndjson")" -eq 6 ]
+	[ "$(sed -n 4p "$T/chat.ndjson")" = '{"type":"message","role":"user","content":"more material\n\nand another"}' ]
+}
+
+@test "--continue: a failed exchange leaves the transcript as it was, and creates none" {
+	script "POST /v1/responses" '{"status":500,"body":"x"}'
+	run --separate-stderr ask --retries 0 --continue "$T/new.ndjson" "hi"
+	[ "$status" -eq 69 ]
+	[ ! -e "$T/new.ndjson" ]
+	printf '%s\n' '{"type":"message","role":"user","content":"q"}' '{"type":"message","role":"assistant","content":"a"}' > "$T/old.ndjson"
+	cp "$T/old.ndjson" "$T/before"
+	script "POST /v1/responses" '{"status":500,"body":"x"}'
+	run --separate-stderr ask --retries 0 --continue "$T/old.ndjson" "hi"
+	[ "$status" -eq 69 ]
+	cmp "$T/old.ndjson" "$T/before"
+	echo "just text" > "$T/text.ndjson"
+	run --separate-stderr ask --continue "$T/text.ndjson" "hi"
+	[ "$status" -eq 65 ]
+	[ "$stderr" = "ai-ask: transcript '$T/text.ndjson' does not hold records" ]
+}
+
+@test "--continue: records on standard input are appended with the answer's records" {
+	printf '%s\n' '{"type":"message","role":"user","content":"q"}' \
+		'{"type":"tool_call","id":"c1","name":"multiply","arguments":{"a":1,"b":2}}' \
+		'{"type":"tool_result","id":"c1","name":"multiply","ok":true,"value":2}' > "$T/in.ndjson"
+	run --separate-stderr ai-ask --continue "$T/chat.ndjson" --json --tools "$T/tools.json" < "$T/in.ndjson"
+	[ "$status" -eq 0 ]
+	[ "$(jq -sc 'map(.type)' "$T/chat.ndjson")" = '["message","tool_call","tool_result","message","usage"]' ]
+	# the file is itself a conversation ai-ask reads back
+	run --separate-stderr ask --continue "$T/chat.ndjson" --tools "$T/tools.json" "thanks"
+	[ "$status" -eq 0 ]
+	body 2 | jq -e '.input | length == 5'
+}
