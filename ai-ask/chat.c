@@ -152,7 +152,7 @@ add_args(struct call *c, const cJSON *args)
 
 /* A message (whole) or a delta (a piece): its text and its tool calls. */
 static int
-take_message(struct answer *a, const cJSON *m, struct ai_err *e)
+take_message(struct answer *a, const cJSON *m, int delta, struct ai_err *e)
 {
 	const char *text = ai_json_str(m, "content");
 	const cJSON *tc;
@@ -164,10 +164,23 @@ take_message(struct answer *a, const cJSON *m, struct ai_err *e)
 		return -1;
 	cJSON_ArrayForEach(tc, ai_json_get(m, "tool_calls")) {
 		const cJSON *f = ai_json_get(tc, "function");
+		const char *id = ai_json_str(tc, "id");
 		uint64_t idx = (uint64_t)pos;
 		struct call *c;
 
-		ai_json_u64(tc, "index", &idx);
+		if (ai_json_u64(tc, "index", &idx) != 1 && delta) {
+			/* a server that sends no index: a new id is a new call, else a piece of the last */
+			size_t i;
+
+			idx = a->ncalls > 0 ? (uint64_t)a->calls[a->ncalls - 1].key : 0;
+			for (i = 0; id != NULL && i < a->ncalls; i++)
+				if (a->calls[i].id != NULL && strcmp(a->calls[i].id, id) == 0)
+					break;
+			if (id != NULL && i == a->ncalls)
+				idx = a->ncalls > 0 ? idx + 1 : 0;
+			else if (id != NULL)
+				idx = (uint64_t)a->calls[i].key;
+		}
 		c = answer_call(a, (long)idx);
 		call_set(&c->id, ai_json_str(tc, "id"));
 		call_set(&c->name, ai_json_str(f, "name"));
@@ -215,7 +228,7 @@ parse(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
 	if (ch == NULL)
 		return ai_err_set(e, AI_EXIT_PROTOCOL, "%s answered without a choice", a->service);
 	take_common(a, r);
-	if (take_message(a, ai_json_get(ch, "message"), e) < 0)
+	if (take_message(a, ai_json_get(ch, "message"), 0, e) < 0)
 		return -1;
 	set_stop(a, ai_json_str(ch, "finish_reason"));
 	a->done = 1;
@@ -239,7 +252,7 @@ event(const struct ask *k, struct answer *a, const char *sse_type, const cJSON *
 	ch = first_choice(d);
 	if (ch == NULL)
 		return 0;
-	if (take_message(a, ai_json_get(ch, "delta"), e) < 0)
+	if (take_message(a, ai_json_get(ch, "delta"), 1, e) < 0)
 		return -1;
 	set_stop(a, ai_json_str(ch, "finish_reason"));
 	return 0;

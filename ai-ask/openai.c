@@ -118,17 +118,21 @@ finish(struct answer *a, const cJSON *r, struct ai_err *e)
 	return 0;
 }
 
+/*
+ * The output items of a whole response.  At the end of a stream they only
+ * fill in what the events did not bring (a proxy that sends no deltas):
+ * text when none arrived, calls by their output index.
+ */
 static int
-parse(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
+take_output(struct answer *a, const cJSON *r, int with_text, struct ai_err *e)
 {
 	const cJSON *item, *part;
 	long i = 0;
 
-	(void)k;
 	cJSON_ArrayForEach(item, ai_json_get(r, "output")) {
 		const char *type = ai_json_str(item, "type");
 
-		if (type != NULL && strcmp(type, "message") == 0) {
+		if (type != NULL && strcmp(type, "message") == 0 && with_text) {
 			cJSON_ArrayForEach(part, ai_json_get(item, "content")) {
 				const char *t = ai_json_str(part, "text");
 
@@ -142,6 +146,15 @@ parse(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
 		}
 		i++;
 	}
+	return 0;
+}
+
+static int
+parse(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
+{
+	(void)k;
+	if (take_output(a, r, 1, e) < 0)
+		return -1;
 	return finish(a, r, e);
 }
 
@@ -177,8 +190,13 @@ event(const struct ask *k, struct answer *a, const char *sse_type, const cJSON *
 		return 0;
 	}
 	if (strcmp(type, "response.completed") == 0 || strcmp(type, "response.incomplete") == 0 ||
-	    strcmp(type, "response.failed") == 0)
-		return finish(a, ai_json_get(d, "response"), e);
+	    strcmp(type, "response.failed") == 0) {
+		const cJSON *r = ai_json_get(d, "response");
+
+		if (take_output(a, r, a->text.len == 0, e) < 0)
+			return -1;
+		return finish(a, r, e);
+	}
 	if (strcmp(type, "error") == 0)
 		return answer_fail(a, 0, "reported an error", d, e);
 	return 0;

@@ -53,6 +53,13 @@ script() {
 	mock_script "{\"routes\":{\"$route\":[${list%,}]}}"
 }
 
+# script_sse ROUTE TEXT: one response of content type text/event-stream whose
+# body is TEXT with its \n escapes turned into newlines.
+script_sse() {
+	mock_script "$(printf '%b' "$2" | jq -Rsc --arg r "$1" \
+		'{routes: {($r): [{body: ., content_type: "text/event-stream"}]}}')"
+}
+
 # ---- plain answers, every provider, request fields ----
 
 @test "openai: a streamed answer, and the request field by field" {
@@ -756,8 +763,7 @@ stream_of() {
 
 @test "an error event after part of the answer is not retried: the text stays, the error follows" {
 	body='event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\nevent: error\ndata: {"type":"error","error":{"type":"api_error","message":"Internal"}}\n\n'
-	mock_script "{\"routes\":{\"POST /v1/messages\":[{\"body\":\"$(printf '%s' "$body" | sed 's/"/\\"/g')\",
-		\"content_type\":\"text/event-stream\"}]}}"
+	script_sse "POST /v1/messages" "$body"
 	run --separate-stderr ask --provider anthropic "hi"
 	[ "$status" -eq 69 ]
 	[ "$output" = "Hel" ]
@@ -1113,4 +1119,31 @@ stream_of() {
 	run --separate-stderr ask --continue "$T/chat.ndjson" --tools "$T/tools.json" "thanks"
 	[ "$status" -eq 0 ]
 	body 2 | jq -e '.input | length == 5'
+}
+
+# ---- servers that bend the formats ----
+
+@test "openai-chat: a server that sends tool calls without index: ids tell the calls apart" {
+	d='data: {"choices":[{"index":0,"delta":{"tool_calls":[{"id":"x1","type":"function","function":{"name":"multiply","arguments":"{\"a\":"}}]}}]}\n\ndata: {"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"1}"}}]}}]}\n\ndata: {"choices":[{"index":0,"delta":{"tool_calls":[{"id":"x2","type":"function","function":{"name":"no_params","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n'
+	script_sse "POST /v1/chat/completions" "$d"
+	run --separate-stderr ask --provider openai-chat --json --stream --tools "$T/tools.json" "x"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"type":"tool_call","id":"x1","name":"multiply","arguments":{"a":1}}' ]
+	[ "${lines[1]}" = '{"type":"tool_call","id":"x2","name":"no_params","arguments":{}}' ]
+	jq -e '.type == "usage" and .estimated == true' <<<"${lines[2]}"
+}
+
+@test "openai: a stream without deltas still yields the text of the completed response" {
+	mock_script '{"routes":{"POST /v1/responses":[{"body":"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[{\"type\":\"message\",\"content\":[{\"type\":\"output_text\",\"text\":\"whole\"}]}],\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n","content_type":"text/event-stream"}]}}'
+	run --separate-stderr ask "hi"
+	[ "$status" -eq 0 ]
+	[ "$output" = "whole" ]
+}
+
+@test "a server asked to stream that answers with one JSON body is read as one" {
+	script "POST /v1/chat/completions" '{"file":"openai/chat_completions_nonstream_text.json"}'
+	run --separate-stderr ask --provider openai-chat "q"
+	[ "$status" -eq 0 ]
+	[ "$output" = "YES" ]
+	body 1 | jq -e '.stream == true'
 }
