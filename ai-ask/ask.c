@@ -378,7 +378,7 @@ print_usage(const cJSON *u, int priced)
 	if (priced)
 		snprintf(cost, sizeof(cost), ", $%.6f", cJSON_GetObjectItemCaseSensitive(u,
 		    "cost_usd")->valuedouble);
-	ai_error("usage: %.0f input tokens (%.0f cached), %.0f output tokens, %g weighted%s%s (%s)",
+	ai_error("usage: %.0f input tokens (%.0f cached), %.0f output tokens, %.15g weighted%s%s (%s)",
 	    cJSON_GetObjectItemCaseSensitive(u, "input_tokens")->valuedouble,
 	    cJSON_GetObjectItemCaseSensitive(u, "cached_tokens")->valuedouble,
 	    cJSON_GetObjectItemCaseSensitive(u, "output_tokens")->valuedouble,
