@@ -116,6 +116,38 @@ messages(const struct conv *c)
 	return msgs;
 }
 
+/*
+ * The API refuses a conversation with tool_use or tool_result blocks unless
+ * tools are declared.  Without --tools (a final answer after a tool loop, a
+ * summary of a transcript), each tool the conversation called is declared
+ * with an open schema; tool_choice then keeps the model from calling them.
+ * Returns whether any was declared.
+ */
+static int
+declare_called(const struct conv *c, cJSON *tools)
+{
+	size_t i, j;
+	int any = 0;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->t[i].kind != TURN_CALL)
+			continue;
+		for (j = 0; j < i; j++)
+			if (c->t[j].kind == TURN_CALL && strcmp(c->t[j].name, c->t[i].name) == 0)
+				break;
+		if (j == i && strcmp(c->t[i].name, SCHEMA_TOOL) != 0) {
+			cJSON *d = cJSON_CreateObject();
+
+			ai_json_addstr(d, "name", c->t[i].name);
+			ai_json_addstr(d, "description", "Called earlier in this conversation.");
+			cJSON_AddItemToObject(d, "input_schema", cJSON_Parse("{\"type\":\"object\"}"));
+			cJSON_AddItemToArray(tools, d);
+			any = 1;
+		}
+	}
+	return any;
+}
+
 static cJSON *
 body(const struct ask *k, const struct conv *c)
 {
@@ -150,9 +182,18 @@ body(const struct ask *k, const struct conv *c)
 		ai_json_addstr(d, "description", "Give the answer as JSON that follows the schema.");
 		cJSON_AddItemToObject(d, "input_schema", cJSON_Duplicate(k->schema, 1));
 		cJSON_AddItemToArray(tools, d);
+		declare_called(c, tools);
 		choice = cJSON_AddObjectToObject(o, "tool_choice");
 		ai_json_addstr(choice, "type", "tool");
 		ai_json_addstr(choice, "name", SCHEMA_TOOL);
+	} else {
+		tools = cJSON_CreateArray();
+		if (declare_called(c, tools)) {
+			cJSON_AddItemToObject(o, "tools", tools);
+			ai_json_addstr(cJSON_AddObjectToObject(o, "tool_choice"), "type", "none");
+		} else {
+			cJSON_Delete(tools);
+		}
 	}
 	if (k->has_temperature)
 		ai_json_addnum(o, "temperature", k->temperature);

@@ -1149,3 +1149,21 @@ stream_of() {
 	[ "$output" = "YES" ]
 	body 1 | jq -e '.stream == true'
 }
+
+@test "anthropic: a conversation with calls but no --tools declares the called tools, choice none" {
+	cat > "$T/conv" <<'JSON'
+{"type":"message","role":"user","content":"q"}
+{"type":"tool_call","id":"a","name":"execute","arguments":{"command":"ls"}}
+{"type":"tool_call","id":"b","name":"execute","arguments":{"command":"wc"}}
+{"type":"tool_result","id":"a","ok":true}
+{"type":"tool_result","id":"b","ok":true}
+JSON
+	run --separate-stderr ai-ask --provider anthropic "give your best answer now" < "$T/conv"
+	[ "$status" -eq 0 ]
+	body 1 | jq -e '.tools == [{"name":"execute","description":"Called earlier in this conversation.",
+		"input_schema":{"type":"object"}}] and .tool_choice == {"type":"none"}'
+	run --separate-stderr ai-ask --provider anthropic --schema "$T/schema.json" "summarize" < "$T/conv"
+	body 2 | jq -e '(.tools | map(.name)) == ["answer","execute"] and .tool_choice == {"type":"tool","name":"answer"}'
+	run --separate-stderr ai-ask --provider anthropic -n "no calls"
+	body 3 | jq -e '(has("tools") or has("tool_choice")) | not'
+}
