@@ -114,7 +114,7 @@ ac_digest_tool_result(const cJSON *rec, uint64_t lines)
 	}
 	if (cut) {
 		if (truncated != NULL)
-			cJSON_ReplaceItemViaPointer(d, truncated, cJSON_CreateTrue());
+			cJSON_ReplaceItemInObjectCaseSensitive(d, "truncated", cJSON_CreateTrue());
 		else
 			ai_json_addbool(d, "truncated", 1);
 	}

@@ -116,7 +116,7 @@ render_one(struct ai_buf *b, const cJSON *rec, int kind)
 			if (strcmp(m->string, "type") == 0 || strcmp(m->string, "name") == 0 ||
 			    strcmp(m->string, "id") == 0)
 				continue;
-			if (cJSON_IsString(m) && m->valuestring[0] == '\0')
+			if ((cJSON_IsString(m) && m->valuestring[0] == '\0') || cJSON_IsNull(m))
 				continue;
 			ai_buf_addf(b, "\n%s:%s", m->string,
 			    cJSON_IsString(m) && strchr(m->valuestring, '\n') ? "\n" : " ");

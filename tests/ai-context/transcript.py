@@ -247,6 +247,13 @@ def check(inp, outp, budget, keep, tail_lines, status):
                         fail("line %d: digest member %s keeps more than %d lines" % (j + 1, key, tail_lines))
                     if len(v.encode()) > 4096:
                         fail("line %d: digest member %s is over 4096 bytes" % (j + 1, key))
+            if set(d) - set(r) - {"truncated"}:
+                fail("line %d: digest has members the result did not: %s" % (j + 1, sorted(set(d) - set(r))))
+            # a redaction alone is not a cut
+            shortened = [k for k, v in r.items() if isinstance(v, str) and k in d and d[k] != v
+                         and "[REDACTED]" not in d[k]] + [k for k in r if k not in d]
+            if shortened and d.get("truncated") is not True:
+                fail("line %d: digest cut %s but does not say truncated" % (j + 1, shortened))
             for key in ("id", "name", "ok", "exit_code"):
                 if key in r and d.get(key) != r[key]:
                     fail("line %d: digest lost %s" % (j + 1, key))
