@@ -109,7 +109,7 @@ uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t; done
 	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/man*/$$m; done
 
-bench: all bench/measure
+bench: all $(HELPER_BIN) bench/measure
 	@sh bench/run.sh
 
 bench/measure: bench/measure.c

@@ -16,8 +16,14 @@ lib_src=$(ls lib/*.c)
 for t in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$t" .c)
 	echo "fuzz: building $name"
+	# a target named fuzz_TOOL_*.c also gets ai-TOOL's sources (all but main.c)
+	tool_src=""
+	tool=$(echo "$name" | sed -n 's/^fuzz_\([a-z]*\)_.*/ai-\1/p')
+	if [ -n "$tool" ] && [ -d "$tool" ]; then
+		tool_src=$(ls "$tool"/*.c | grep -v '/main\.c$')
+	fi
 	# shellcheck disable=SC2086
-	$CC $flags -o "$out/$name" "$t" $lib_src $libs
+	$CC $flags -o "$out/$name" "$t" $lib_src $tool_src $libs
 	corpus="$out/corpus-$name"
 	mkdir -p "$corpus"
 	seeds="tests/fuzz/seeds/${name#fuzz_}"

@@ -1,0 +1,726 @@
+/*
+ * ask.c: one exchange: gather the input, make the request, write the answer.
+ *
+ * Output rules (see ai-ask(1)): in text mode the answer goes to stdout as it
+ * arrives, flushed, sanitized when stdout is a terminal, and ends with a
+ * newline; in JSON mode the records message (when the answer has text),
+ * tool_call (one per call) and usage are written once the answer is
+ * complete, with delta records before them under --stream.  An answer cut
+ * short by the network never yields a message record.  An answer cut at the
+ * maximum length is written, marked "truncated", and ends the run with the
+ * limit status; a --schema answer that is not JSON becomes seed 004's
+ * fallback object and ends it with the format status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ask.h"
+#include "http.h"
+#include "io.h"
+#include "json.h"
+#include "msg.h"
+#include "record.h"
+#include "text.h"
+#include "url.h"
+#include "util.h"
+#include "banned.h"
+
+struct run {
+	struct opts *o;
+	struct conv conv;
+	struct answer ans;
+	struct ai_buf in;          /* standard input */
+	int in_records;            /* ... and it is records */
+	char *user_text;           /* the user turn made from the prompt and plain input */
+	cJSON *tools, *schema;
+	int tx_fd;                 /* the --continue transcript, locked, or -1 */
+	int tx_created;
+	struct ai_buf tx;
+	int tty;                   /* stdout is a terminal */
+	struct ai_sanitizer z;
+	char last;                 /* the last byte of text written to stdout */
+	size_t written;
+	size_t body_len;
+	char service[300];
+};
+
+/* ---- files ---- */
+
+static int
+read_json_file(const char *path, const char *what, cJSON **out, struct ai_err *e)
+{
+	struct ai_buf b = AI_BUF_INIT(ASK_MAX_FILE);
+	int rc = ai_read_file(path, &b, ASK_MAX_FILE, e);
+
+	if (rc == 0 && (*out = ai_json_parse(b.buf, b.len, e)) == NULL) {
+		ai_err_prefix(e, "%s '%s'", what, path);
+		rc = -1;
+	}
+	ai_buf_release(&b);
+	return rc;
+}
+
+static int
+name_ok(const char *s)
+{
+	size_t n;
+
+	for (n = 0; s[n]; n++)
+		if (!((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+		    (s[n] >= '0' && s[n] <= '9') || s[n] == '_' || s[n] == '-'))
+			return 0;
+	return n > 0 && n <= 64;
+}
+
+/* A JSON array of {name, description, parameters}: what every provider can declare. */
+static int
+check_tools(const char *path, const cJSON *tools, struct ai_err *e)
+{
+	const cJSON *t;
+	int i = 0;
+
+	if (!cJSON_IsArray(tools) || cJSON_GetArraySize(tools) == 0)
+		return ai_err_set(e, AI_EXIT_DATAERR,
+		    "tools file '%s' must hold a non-empty JSON array of tools", path);
+	cJSON_ArrayForEach(t, tools) {
+		const char *name = ai_json_str(t, "name");
+		const cJSON *d = ai_json_get(t, "description"), *p = ai_json_get(t, "parameters");
+		const cJSON *u;
+
+		i++;
+		if (!cJSON_IsObject(t))
+			return ai_err_set(e, AI_EXIT_DATAERR, "tools file '%s': tool %d is not an object",
+			    path, i);
+		if (name == NULL || !name_ok(name))
+			return ai_err_set(e, AI_EXIT_DATAERR,
+			    "tools file '%s': tool %d needs a \"name\" of 1 to 64 letters, digits, _ or -",
+			    path, i);
+		if (d != NULL && !cJSON_IsString(d))
+			return ai_err_set(e, AI_EXIT_DATAERR,
+			    "tools file '%s': tool '%s': \"description\" must be a string", path, name);
+		if (p != NULL && !cJSON_IsObject(p))
+			return ai_err_set(e, AI_EXIT_DATAERR,
+			    "tools file '%s': tool '%s': \"parameters\" must be a JSON Schema object",
+			    path, name);
+		cJSON_ArrayForEach(u, tools) {
+			if (u == t)
+				break;
+			if (strcmp(ai_json_str(u, "name"), name) == 0)
+				return ai_err_set(e, AI_EXIT_DATAERR,
+				    "tools file '%s': tool '%s' is declared twice", path, name);
+		}
+	}
+	return 0;
+}
+
+/* Every provider wants an object at the top of the schema. */
+static int
+check_schema(const char *path, const cJSON *s, struct ai_err *e)
+{
+	const char *type = ai_json_str(s, "type");
+
+	if (!cJSON_IsObject(s) || (ai_json_get(s, "type") != NULL &&
+	    (type == NULL || strcmp(type, "object") != 0)))
+		return ai_err_set(e, AI_EXIT_DATAERR,
+		    "schema file '%s' must hold a JSON Schema for an object ({\"type\": \"object\", ...})",
+		    path);
+	return 0;
+}
+
+/* ---- the transcript of --continue ---- */
+
+/*
+ * The transcript is locked for the whole run, so that two runs cannot
+ * interleave their appends; it is created (mode 0600) if missing, and
+ * removed again if this run adds nothing to it.
+ */
+static int
+open_transcript(struct run *r, const char *path, struct ai_err *e)
+{
+	struct stat st;
+
+	r->tx_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+	if (r->tx_fd >= 0)
+		r->tx_created = 1;
+	else if (errno == EEXIST)
+		r->tx_fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (r->tx_fd < 0)
+		return ai_err_set(e, AI_EXIT_NOINPUT, "cannot open transcript '%s': %s", path,
+		    strerror(errno));
+	if (fstat(r->tx_fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return ai_err_set(e, AI_EXIT_NOINPUT, "transcript '%s' is not a regular file", path);
+	if (flock(r->tx_fd, LOCK_EX | LOCK_NB) < 0)
+		return ai_err_set(e, AI_EXIT_TEMPFAIL, "transcript '%s' is in use by another process",
+		    path);
+	if (ai_read_fd(r->tx_fd, &r->tx, path, e) < 0)
+		return -1;
+	if (!ai_line_is_blank(r->tx.buf, r->tx.len) && !ai_input_is_records(r->tx.buf, r->tx.len))
+		return ai_err_set(e, AI_EXIT_DATAERR, "transcript '%s' does not hold records", path);
+	return 0;
+}
+
+static void
+close_transcript(struct run *r)
+{
+	if (r->tx_fd < 0)
+		return;
+	if (r->tx_created) {
+		struct stat st;
+
+		if (fstat(r->tx_fd, &st) == 0 && st.st_size == 0)
+			unlink(r->o->continue_file);
+	}
+	close(r->tx_fd);
+	r->tx_fd = -1;
+}
+
+static void
+add_record_line(struct ai_buf *b, const cJSON *rec)
+{
+	char *s = ai_json_print(rec);
+
+	ai_buf_adds(b, s);
+	ai_buf_addc(b, '\n');
+	free(s);
+}
+
+/* Append this exchange: its input records, then the answer's records, in one write. */
+static int
+append_transcript(struct run *r, const cJSON *answer_recs, struct ai_err *e)
+{
+	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	const cJSON *rec;
+	int rc = 0;
+
+	if (r->tx.len > 0 && r->tx.buf[r->tx.len - 1] != '\n')
+		ai_buf_addc(&b, '\n');
+	if (r->in_records) {
+		ai_buf_add(&b, r->in.buf, r->in.len);
+		if (r->in.len > 0 && r->in.buf[r->in.len - 1] != '\n')
+			ai_buf_addc(&b, '\n');
+	}
+	if (r->user_text != NULL) {
+		cJSON *m = ai_record_message("user", r->user_text);
+
+		add_record_line(&b, m);
+		cJSON_Delete(m);
+	}
+	cJSON_ArrayForEach(rec, answer_recs)
+		add_record_line(&b, rec);
+	if (lseek(r->tx_fd, 0, SEEK_END) < 0 || ai_write_all(r->tx_fd, b.buf, b.len) < 0)
+		rc = ai_err_set(e, AI_EXIT_IOERR, "cannot append to transcript '%s': %s",
+		    r->o->continue_file, strerror(errno));
+	ai_buf_release(&b);
+	return rc;
+}
+
+/* ---- input ---- */
+
+static int
+read_stdin(struct run *r, struct ai_err *e)
+{
+	if (r->o->no_stdin || isatty(0) || fcntl(0, F_GETFD) < 0)
+		return 0;
+	if (ai_read_fd(0, &r->in, "standard input", e) < 0)
+		return -1;
+	r->in_records = ai_input_is_records(r->in.buf, r->in.len);
+	return 0;
+}
+
+/* System context, transcript, standard input, prompt: the conversation. */
+static int
+build_conv(struct run *r, struct ai_err *e)
+{
+	struct opts *o = r->o;
+
+	if (o->system_file != NULL) {
+		struct ai_buf b = AI_BUF_INIT(ASK_MAX_FILE);
+
+		if (ai_read_file(o->system_file, &b, ASK_MAX_FILE, e) < 0) {
+			ai_buf_release(&b);
+			return -1;
+		}
+		conv_add_system(&r->conv, b.buf, b.len);
+		ai_buf_release(&b);
+	}
+	if (o->system != NULL)
+		conv_add_system(&r->conv, o->system, strlen(o->system));
+	if (r->tx_fd >= 0 && conv_add_records(&r->conv, r->tx.buf, r->tx.len, o->continue_file, e) < 0)
+		return -1;
+	if (r->in_records) {
+		if (conv_add_records(&r->conv, r->in.buf, r->in.len, "standard input", e) < 0)
+			return -1;
+		if (o->prompt != NULL && *o->prompt)
+			r->user_text = ai_xstrdup(o->prompt);
+	} else {
+		/* plain text is the material, the prompt the instruction after it */
+		struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+		size_t n = r->in.len;
+
+		while (n > 0 && (r->in.buf[n - 1] == '\n' || r->in.buf[n - 1] == '\r' ||
+		    r->in.buf[n - 1] == ' ' || r->in.buf[n - 1] == '\t'))
+			n--;
+		if (!ai_line_is_blank(r->in.buf, n))
+			ai_buf_add(&b, r->in.buf, n);
+		if (o->prompt != NULL && *o->prompt) {
+			if (b.len > 0)
+				ai_buf_adds(&b, "\n\n");
+			ai_buf_adds(&b, o->prompt);
+		}
+		if (b.len > 0 && !ai_utf8_valid(b.buf, b.len)) {
+			struct ai_buf fixed = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			ai_utf8_fix(&fixed, b.buf, b.len);
+			ai_buf_release(&b);
+			b = fixed;
+		}
+		if (b.len > 0)
+			r->user_text = ai_buf_detach(&b, NULL);
+		ai_buf_release(&b);
+	}
+	if (r->user_text != NULL)
+		conv_add_user(&r->conv, r->user_text, strlen(r->user_text));
+	return conv_check(&r->conv, e);
+}
+
+/* ---- output ---- */
+
+/* Write answer text to stdout: sanitized on a terminal, flushed at once. */
+static int
+emit(struct run *r, const char *p, size_t n, struct ai_err *e)
+{
+	int rc;
+
+	spinner_stop();
+	if (n == 0)
+		return 0;
+	if (r->tty) {
+		struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_sanitize_feed(&r->z, &b, p, n);
+		rc = ai_out_write(stdout, b.buf, b.len, e);
+		ai_buf_release(&b);
+	} else {
+		rc = ai_out_write(stdout, p, n, e);
+	}
+	r->last = p[n - 1];
+	r->written += n;
+	return rc < 0 ? -1 : ai_out_flush(stdout, e);
+}
+
+static int
+on_text(void *ctx, const char *p, size_t n, struct ai_err *e)
+{
+	struct run *r = ctx;
+	cJSON *d;
+	int rc;
+
+	if (!r->o->json)
+		return emit(r, p, n, e);
+	spinner_stop();
+	d = ai_record_new("delta");
+	ai_json_addstrn(d, "text", p, n);
+	rc = ai_record_write(stdout, d, e);
+	cJSON_Delete(d);
+	return rc;
+}
+
+/* The end of partial text in text mode: a newline, so the shell prompt starts clean. */
+static void
+end_line(struct run *r)
+{
+	struct ai_err ignore = AI_ERR_INIT;
+
+	if (!r->o->json && r->written > 0 && r->last != '\n')
+		emit(r, "\n", 1, &ignore);
+}
+
+static cJSON *
+usage_record(struct run *r, struct price *price, int *priced)
+{
+	const struct answer *a = &r->ans;
+	uint64_t in = a->input, cached = a->cached, out = a->output;
+	cJSON *u = ai_record_new("usage");
+	size_t i, chars = a->text.len;
+
+	if (!a->has_usage) {
+		/* no count from the provider: estimate at four bytes a token */
+		for (i = 0; i < a->ncalls; i++)
+			chars += a->calls[i].args.len;
+		in = (r->body_len + 3) / 4;
+		cached = 0;
+		out = (chars + 3) / 4;
+	}
+	ai_json_addstr(u, "model", r->o->k.model);
+	ai_json_addnum(u, "input_tokens", (double)in);
+	ai_json_addnum(u, "cached_tokens", (double)cached);
+	ai_json_addnum(u, "output_tokens", (double)out);
+	ai_json_addnum(u, "calls", 1);
+	ai_json_addnum(u, "weighted_tokens", usage_weighted(in, cached, out));
+	*priced = price_find(r->o->prices, r->o->k.model, a->model, price);
+	if (*priced)
+		ai_json_addnum(u, "cost_usd", usage_cost(price, in, cached, out));
+	if (!a->has_usage)
+		ai_json_addbool(u, "estimated", 1);
+	return u;
+}
+
+static void
+print_usage(const cJSON *u, int priced)
+{
+	char cost[64] = "";
+
+	if (priced)
+		snprintf(cost, sizeof(cost), ", $%.6f", cJSON_GetObjectItemCaseSensitive(u,
+		    "cost_usd")->valuedouble);
+	ai_error("usage: %.0f input tokens (%.0f cached), %.0f output tokens, %.15g weighted%s%s (%s)",
+	    cJSON_GetObjectItemCaseSensitive(u, "input_tokens")->valuedouble,
+	    cJSON_GetObjectItemCaseSensitive(u, "cached_tokens")->valuedouble,
+	    cJSON_GetObjectItemCaseSensitive(u, "output_tokens")->valuedouble,
+	    cJSON_GetObjectItemCaseSensitive(u, "weighted_tokens")->valuedouble, cost,
+	    ai_json_get(u, "estimated") ? ", estimated" : "", ai_json_str(u, "model"));
+}
+
+/*
+ * The answer that a --schema run prints: the model's JSON as it gave it
+ * (trimmed), or seed 004's fallback object when it is not a JSON object.
+ */
+static char *
+schema_answer(const struct ai_buf *text, int *fallback)
+{
+	struct ai_err pe = AI_ERR_INIT;
+	const char *s = text->buf;
+	size_t n = text->len;
+	cJSON *v;
+
+	while (n > 0 && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '\t'))
+		n--;
+	v = ai_json_parse(s, n, &pe);
+	*fallback = v == NULL || !cJSON_IsObject(v);
+	cJSON_Delete(v);
+	if (*fallback) {
+		cJSON *f = cJSON_CreateObject();
+		char *out;
+
+		ai_json_addstrn(f, "result", text->buf, text->len);
+		ai_json_addbool(f, "_fallback", 1);
+		ai_json_addstr(f, "_reason", "model_output_was_not_valid_json");
+		out = ai_json_print(f);
+		cJSON_Delete(f);
+		return out;
+	}
+	return ai_xmemdup(s, n);
+}
+
+/* Write the complete answer; its records also go into out_recs (for the transcript). */
+static int
+write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
+{
+	struct answer *a = &r->ans;
+	struct opts *o = r->o;
+	const char *text = a->text.buf;
+	char *schema_text = NULL;
+	size_t i, tlen = a->text.len;
+	int code = 0, fallback = 0, priced = 0, rc = 0;
+	struct price price;
+	cJSON *rec, *usage;
+
+	if (a->stop == STOP_LENGTH)
+		code = AI_EXIT_LIMIT;
+	else if (a->stop == STOP_FILTER || a->stop == STOP_REFUSAL)
+		code = AI_EXIT_FAIL;
+	else if (o->k.schema != NULL) {
+		schema_text = schema_answer(&a->text, &fallback);
+		text = schema_text;
+		tlen = strlen(schema_text);
+		if (fallback)
+			code = AI_EXIT_FORMAT;
+	}
+	if (tlen > 0 || o->k.schema != NULL) {
+		rec = ai_record_new("message");
+		ai_json_addstr(rec, "role", "assistant");
+		ai_json_addstrn(rec, "content", text, tlen);
+		if (code == AI_EXIT_LIMIT || code == AI_EXIT_FAIL)
+			ai_json_addbool(rec, "truncated", 1);
+		cJSON_AddItemToArray(out_recs, rec);
+	}
+	for (i = 0; i < a->ncalls; i++) {
+		rec = ai_record_new("tool_call");
+		ai_json_addstr(rec, "id", a->calls[i].id);
+		ai_json_addstr(rec, "name", a->calls[i].name);
+		cJSON_AddItemToObject(rec, "arguments", cJSON_Duplicate(a->calls[i].obj, 1));
+		cJSON_AddItemToArray(out_recs, rec);
+	}
+	usage = usage_record(r, &price, &priced);
+	cJSON_AddItemToArray(out_recs, usage);
+
+	spinner_stop();
+	if (o->json) {
+		cJSON_ArrayForEach(rec, out_recs)
+			if ((rc = ai_record_write(stdout, rec, e)) < 0)
+				break;
+	} else {
+		if (!live)
+			rc = emit(r, text, tlen, e);
+		end_line(r);
+		for (i = 0; rc == 0 && i < a->ncalls; i++) {
+			char *args = json_text(a->calls[i].obj);
+			struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			ai_buf_addf(&b, "%s(%s)\n", a->calls[i].name, args);
+			rc = emit(r, b.buf, b.len, e);
+			ai_buf_release(&b);
+			cJSON_free(args);
+		}
+	}
+	if (rc == 0 && o->usage)
+		print_usage(usage, priced);
+	free(schema_text);
+	if (rc < 0)
+		return -1;
+	if (tlen == 0 && a->ncalls == 0 && code == 0)
+		ai_warn("the answer from %s is empty", a->service);
+	if (code == AI_EXIT_LIMIT)
+		return ai_err_set(e, code, "the answer is incomplete: it reached the maximum length "
+		    "(%s said '%s'); raise --max-tokens", a->service, a->stop_word);
+	if (code == AI_EXIT_FAIL)
+		return ai_err_set(e, code, "%s stopped the answer ('%s')", a->service, a->stop_word);
+	if (code == AI_EXIT_FORMAT)
+		return ai_err_set(e, code, "the answer is not a JSON object: wrote the fallback "
+		    "object {\"result\": ..., \"_fallback\": true} instead");
+	return 0;
+}
+
+/* ---- the request ---- */
+
+/* 'host' or 'host:port', as lib/http names a service in its messages. */
+static void
+service_name(const char *url, char *out, size_t n)
+{
+	struct ai_err e = AI_ERR_INIT;
+	struct ai_url u;
+
+	if (ai_url_parse(url, &u, &e) < 0) {
+		snprintf(out, n, "'%s'", url);
+		return;
+	}
+	if (u.port == (strcmp(u.scheme, "https") == 0 ? 443 : 80))
+		snprintf(out, n, "'%s'", u.host);
+	else
+		snprintf(out, n, "'%s:%d'", u.host, u.port);
+	ai_url_free(&u);
+}
+
+/* After a refused key, say where the key came from (never the key). */
+static void
+hint_key(const struct opts *o, struct ai_err *e)
+{
+	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	const char *from = o->key_from;
+	size_t n;
+
+	if (e->code != AI_EXIT_CONFIG || (e->status != 401 && e->status != 403) || from == NULL)
+		return;
+	ai_buf_addf(&b, "%s (the key from %s%s)", e->msg,
+	    strcmp(from, "config file") == 0 ? "" : "$", from);
+	n = b.len < sizeof(e->msg) - 1 ? b.len : sizeof(e->msg) - 1;
+	memcpy(e->msg, b.buf, n);
+	e->msg[n] = '\0';
+	ai_buf_release(&b);
+}
+
+/*
+ * Make the request.  lib/http retries HTTP failures itself; an error that
+ * the provider reports inside a 200 stream (Anthropic's overloaded_error) is
+ * retried here, with what is left of the attempts and of the time, as long
+ * as nothing of the answer has been written.
+ */
+static int
+request(struct run *r, const char *body, size_t len, struct ai_err *e)
+{
+	struct opts *o = r->o;
+	const char *headers[4];
+	char *auth = NULL;
+	struct ai_http h;
+	int64_t start, deadline, backoff = 1000;
+	int attempts = o->attempts, nh = 0, rc;
+	char dur[32];
+
+	headers[nh++] = "Content-Type: application/json";
+	if (o->k.key != NULL) {
+		struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_buf_addf(&b, o->k.p->auth == AUTH_X_API_KEY ? "x-api-key: %s" :
+		    "Authorization: Bearer %s", o->k.key);
+		auth = ai_buf_detach(&b, NULL);
+		headers[nh++] = auth;
+	}
+	if (o->k.p == &provider_anthropic)
+		headers[nh++] = "anthropic-version: 2023-06-01";
+	headers[nh] = NULL;
+	if (ai_http_init(&h, e) < 0) {
+		free(auth);
+		return -1;
+	}
+	/* the clock starts once libcurl is loaded: the first attempt gets the whole time */
+	start = ai_now_ms();
+	deadline = start + o->timeout_ms;
+	for (;;) {
+		struct ai_http_req req;
+		struct ai_http_resp resp;
+		struct stream *s = stream_new(o->k.p, &r->ans, &o->k);
+
+		memset(&req, 0, sizeof(req));
+		req.method = "POST";
+		req.url = o->url;
+		req.headers = headers;
+		req.body = body;
+		req.body_len = len;
+		req.timeout_ms = deadline - ai_now_ms();
+		req.idle_timeout_ms = o->idle_ms;
+		req.max_attempts = attempts;
+		req.verbose = o->verbose > 0;
+		req.on_data = stream_data;
+		req.data_ctx = s;
+		ai_http_resp_init(&resp);
+		stream_watch_type(s, resp.content_type);
+		rc = req.timeout_ms > 0 ? ai_http_request(&h, &req, &resp, e) :
+		    ai_err_set(e, AI_EXIT_TEMPFAIL, "%s did not answer within %s", r->service,
+			ai_fmt_ms(o->timeout_ms, dur, sizeof(dur)));
+		if (rc == 0)
+			rc = stream_end(s, e);
+		if (o->verbose)
+			ai_error("%s answered HTTP %ld after %d attempt(s), %s", r->service, resp.status,
+			    resp.attempts, ai_fmt_ms(ai_now_ms() - start, dur, sizeof(dur)));
+		attempts -= resp.attempts;
+		stream_free(s);
+		ai_http_resp_free(&resp);
+		if (rc < 0 && r->ans.instream_error && e->retryable && r->ans.emitted == 0 &&
+		    attempts > 0 && ai_now_ms() + backoff < deadline) {
+			void *on_text_ctx = r->ans.ctx;
+			int (*fn)(void *, const char *, size_t, struct ai_err *) = r->ans.on_text;
+
+			if (o->verbose)
+				ai_error("%s; retrying in %s", e->msg, ai_fmt_ms(backoff, dur, sizeof(dur)));
+			ai_sleep_ms(backoff, NULL);
+			backoff *= 2;
+			answer_free(&r->ans);
+			answer_init(&r->ans);
+			r->ans.on_text = fn;
+			r->ans.ctx = on_text_ctx;
+			r->ans.service = r->service;
+			ai_err_clear(e);
+			continue;
+		}
+		break;
+	}
+	ai_http_cleanup(&h);
+	free(auth);
+	if (rc < 0)
+		hint_key(o, e);
+	return rc;
+}
+
+/* ---- the run ---- */
+
+static void
+run_free(struct run *r)
+{
+	close_transcript(r);
+	conv_free(&r->conv);
+	answer_free(&r->ans);
+	ai_buf_release(&r->in);
+	ai_buf_release(&r->tx);
+	free(r->user_text);
+	cJSON_Delete(r->tools);
+	cJSON_Delete(r->schema);
+}
+
+static int
+prepare(struct run *r, struct ai_err *e)
+{
+	struct opts *o = r->o;
+
+	if (o->tools_file != NULL && (read_json_file(o->tools_file, "tools file", &r->tools, e) < 0 ||
+	    check_tools(o->tools_file, r->tools, e) < 0))
+		return -1;
+	if (o->schema_file != NULL &&
+	    (read_json_file(o->schema_file, "schema file", &r->schema, e) < 0 ||
+	    check_schema(o->schema_file, r->schema, e) < 0))
+		return -1;
+	o->k.tools = r->tools;
+	o->k.schema = r->schema;
+	if (o->continue_file != NULL && open_transcript(r, o->continue_file, e) < 0)
+		return -1;
+	if (read_stdin(r, e) < 0)
+		return -1;
+	return build_conv(r, e);
+}
+
+int
+ask_run(struct opts *o, struct ai_err *e)
+{
+	struct run r;
+	cJSON *body = NULL, *recs = cJSON_CreateArray();
+	char *text = NULL;
+	int rc, live;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.tx_fd = -1;
+	conv_init(&r.conv);
+	answer_init(&r.ans);
+	ai_buf_init(&r.in, ASK_MAX_INPUT);
+	ai_buf_init(&r.tx, ASK_MAX_INPUT);
+	r.tty = isatty(1);
+	service_name(o->url, r.service, sizeof(r.service));
+	snprintf(o->k.idseed, sizeof(o->k.idseed), "%08llx",
+	    (unsigned long long)((uint64_t)ai_wall_ms() * 2654435761u ^ (uint64_t)getpid()) &
+	    0xffffffffu);
+
+	rc = prepare(&r, e);
+	if (rc == 0) {
+		/* text streams unless it must be checked first (--schema); records only with --stream */
+		o->k.stream = o->json ? o->deltas : o->k.schema == NULL;
+		live = o->json ? o->deltas : o->k.stream;
+		r.ans.service = r.service;
+		if (live) {
+			r.ans.on_text = on_text;
+			r.ans.ctx = &r;
+		}
+		body = o->k.p->body(&o->k, &r.conv);
+		text = ai_json_print(body);
+		r.body_len = strlen(text);
+		if (o->verbose)
+			ai_error("POST %s (%s, model %s, %zu bytes%s)", o->url, o->k.p->name, o->k.model,
+			    r.body_len, o->k.stream ? ", streamed" : "");
+		if (o->verbose > 1)
+			ai_error("request body: %s", text);
+		spinner_start("ai-ask: waiting for the answer");
+		rc = request(&r, text, r.body_len, e);
+		if (rc == 0)
+			rc = answer_finish(&r.ans, e);
+		spinner_stop();
+		if (rc < 0)
+			end_line(&r);
+		else
+			rc = write_answer(&r, live, recs, e);
+		if (rc == 0 && r.tx_fd >= 0)
+			rc = append_transcript(&r, recs, e);
+	}
+	spinner_stop();
+	cJSON_Delete(body);
+	cJSON_Delete(recs);
+	free(text);
+	run_free(&r);
+	return rc;
+}
