@@ -330,7 +330,10 @@ static int
 child_code(int code)
 {
 	switch (code) {
-	case AI_EXIT_FAIL: case AI_EXIT_LIMIT: case AI_EXIT_FORMAT: case AI_EXIT_DATAERR:
+	case AI_EXIT_LIMIT:
+		/* the summary was cut at the maximum length: an answer cut short */
+		return AI_EXIT_PROTOCOL;
+	case AI_EXIT_FAIL: case AI_EXIT_FORMAT: case AI_EXIT_DATAERR:
 	case AI_EXIT_NOINPUT: case AI_EXIT_UNAVAILABLE: case AI_EXIT_OSERR: case AI_EXIT_IOERR:
 	case AI_EXIT_TEMPFAIL: case AI_EXIT_PROTOCOL: case AI_EXIT_POLICY: case AI_EXIT_CONFIG:
 	case AI_EXIT_INTERRUPT: case AI_EXIT_TERM:
@@ -374,7 +377,9 @@ read_answer(struct ac_summarizer *s, const struct ai_buf *out, char **answer, in
 			if (strcmp(type, "message") == 0 &&
 			    (content = ai_json_str(rec, "content")) != NULL) {
 				free(*answer);
-				*answer = ai_xstrdup(content);
+				/* an answer cut at the maximum length is no summary */
+				*answer = ai_json_bool(rec, "truncated", 0) == 0 ? ai_xstrdup(content) :
+				    NULL;
 			} else if (strcmp(type, "usage") == 0) {
 				s->have_usage = 1;
 				if (ai_json_u64(rec, "input_tokens", &v) == 1)

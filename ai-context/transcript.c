@@ -172,8 +172,12 @@ describe(struct ac_transcript *t, size_t i, const cJSON *rec, struct idmap *call
 			int rc = ai_json_u64(rec, "calls", &calls_n);
 
 			r->input_tokens = v;
-			/* ai-loop's totals (several calls) do not measure one request */
-			r->usage_ok = rc == 0 || (rc == 1 && calls_n == 1);
+			/*
+			 * ai-loop's totals (several calls) do not measure one
+			 * request, and estimated counts measure nothing
+			 */
+			r->usage_ok = (rc == 0 || (rc == 1 && calls_n == 1)) &&
+			    ai_json_bool(rec, "estimated", 0) == 0;
 		}
 		break;
 	default:

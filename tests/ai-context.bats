@@ -117,14 +117,18 @@ base_transcript() {
 	! cmp -s "$W/in" "$W/out"
 }
 
-@test "a usage record of several calls (a total) does not calibrate, and the factor is bounded" {
+@test "a usage record of several calls (a total) or of estimated counts does not calibrate; the factor is bounded" {
 	jq -nc '{type:"message",role:"user",content:("y" * 400)}' > "$W/in"
 	jq -nc '{type:"usage",model:"m",input_tokens:5000,output_tokens:1,calls:4}' >> "$W/in"
 	run --separate-stderr ai-context --stats < "$W/in"
 	[ "${stderr_lines[2]}" = "ai-context: estimate: characters / 4" ]
+	# counts a server did not report but ai-ask estimated measure nothing
+	jq -nc '{type:"usage",model:"m",input_tokens:50,output_tokens:1,calls:1,estimated:true}' >> "$W/in"
+	run --separate-stderr ai-context --stats < "$W/in"
+	[ "${stderr_lines[2]}" = "ai-context: estimate: characters / 4" ]
 	jq -nc '{type:"usage",model:"m",input_tokens:100000,output_tokens:1,calls:1}' >> "$W/in"
 	run --separate-stderr ai-context --stats < "$W/in"
-	[[ "$stderr" == *"estimate: characters / 4 x 4.000 (the usage record on line 3)"* ]]
+	[[ "$stderr" == *"estimate: characters / 4 x 4.000 (the usage record on line 4)"* ]]
 }
 
 # ---- digests and trimmed search results -----------------------------------------
@@ -514,4 +518,310 @@ EOF
 	run bash -c 'ai-context --budget 100000000 < "$1" 2>"$2" | head -c 10 >/dev/null; echo "${PIPESTATUS[0]}"' _ "$W/in" "$W/err"
 	[ "$output" = 141 ]
 	[ ! -s "$W/err" ]
+}
+
+# ---- summaries, by the real bin/ai-ask against the mock -----------------------------
+
+# model_env: ai-ask talks to the mock, without retries (a failure is final at once)
+model_env() {
+	export OPENAI_API_KEY=sk-test-0123456789abcdefghij OPENAI_BASE_URL="$MOCK_URL/v1" AICLI_RETRIES=0
+}
+
+# answer_with JSON: the next Responses request gets the recorded capture with
+# JSON as the answer's text
+answer_with() {
+	jq --arg t "$1" '.output[0].content[0].text = $t' \
+		"$MOCK_FIXTURES/openai/responses_nonstream_text.json" > "$W/answer.json"
+	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"file\":\"$W/answer.json\"}]}}"
+}
+
+SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up mandoc -Tlint.","key_facts":["notes.md has 400 lines","mandoc -Tlint checks man pages"],"open_tasks":["write the man page"]}'
+
+@test "summary: the request carries the folded records, not the recent window" {
+	base_transcript "$W/in"
+	model_env
+	answer_with "$SUMMARY"
+	ai-context --budget 200 --keep 1 < "$W/in" > "$W/out"
+	[ "$(mock_count)" -eq 1 ]
+	req=$(mock_request 1)
+	jq -e '.path == "/v1/responses"' <<<"$req"
+	text=$(jq -r '.json.input[0].content' <<<"$req")
+	for folded in "user:"$'\n'"Count the lines of notes.md" \
+		'tool call execute (id c1): {"command":"wc -l notes.md"}' \
+		"line 400 of notes.md: some words here" "warn 3" \
+		"user:"$'\n'"Search the web for mandoc lint" \
+		'search result 1 for "mandoc lint": mandoc(1) <https://man.openbsd.org/mandoc.1>' \
+		"assistant:"$'\n'"mandoc -Tlint checks pages."; do
+		[[ "$text" == *"$folded"* ]] || { echo "missing: $folded"; false; }
+	done
+	# the window, the system message and the unknown record are not summarised
+	for kept in "Thanks. What next?" "Write the man page." "You are a careful assistant." "kept as is"; do
+		[[ "$text" != *"$kept"* ]] || { echo "sent: $kept"; false; }
+	done
+	# tool output goes as its digest: the last 10 lines, not the 400
+	[[ "$text" == *"line 391 of notes.md"* ]]
+	[[ "$text" != *"line 390 of notes.md"* ]]
+	# the instruction, the system prompt and the schema
+	[[ "$text" == *"Summarise the conversation above so that the summary can replace it."* ]]
+	jq -e '.json.instructions | startswith("You compact conversations")' <<<"$req"
+	jq -e '.json.text.format.type == "json_schema" and
+		.json.text.format.schema.required == ["content","key_facts","open_tasks"]' <<<"$req"
+}
+
+@test "summary: the summary record carries the model's answer and what it replaces" {
+	base_transcript "$W/in"
+	model_env
+	answer_with "$SUMMARY"
+	run --separate-stderr ai-context --budget 200 --keep 1 --stats < "$W/in"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > "$W/out"
+	[ "$(wc -l < "$W/out")" -eq 5 ]
+	[ "$(sed -n 1p "$W/out")" = "$(sed -n 1p "$W/in")" ]
+	sed -n 2p "$W/out" | jq -e --argjson s "$SUMMARY" \
+		'. == {type:"summary",content:$s.content,key_facts:$s.key_facts,open_tasks:$s.open_tasks,replaces:8}'
+	# keys in the protocol's order
+	[ "$(sed -n 2p "$W/out" | jq -c keys_unsorted)" = '["type","content","key_facts","open_tasks","replaces"]' ]
+	diff <(sed -n '10,12p' "$W/in") <(sed -n '3,5p' "$W/out")
+	[ "${stderr_lines[1]}" = "ai-context: records: 12 before, 5 after (digested 0, trimmed 0, folded 8, dropped 0, stale usage 0)" ]
+	[ "${stderr_lines[3]}" = "ai-context: summary: 11 input tokens, 5 output tokens" ]
+	python3 "$TR" check "$W/in" "$W/out" --budget 200 --keep 1
+}
+
+@test "summary: an earlier summary goes to the model and its count is carried on" {
+	{
+		jq -nc '{type:"summary",content:"We chose make over cmake.",key_facts:["the build uses make"],open_tasks:["write docs"],replaces:12}'
+		for i in $(seq 1 8); do
+			jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " * 20)}'
+			jq -nc --argjson i "$i" '{type:"message",role:"assistant",content:("answer \($i) " * 20)}'
+		done
+	} > "$W/in"
+	model_env
+	answer_with '{"content":"merged","key_facts":["the build uses make"],"open_tasks":["write docs"]}'
+	ai-context --budget 300 --keep 1 < "$W/in" > "$W/out"
+	text=$(mock_request 1 | jq -r '.json.input[0].content')
+	[[ "$text" == "Earlier summary:"$'\n'"We chose make over cmake."$'\n'"Key facts:"$'\n'"- the build uses make"$'\n'"Open tasks:"$'\n'"- write docs"* ]]
+	# 12 from the earlier summary and 14 messages
+	sed -n 1p "$W/out" | jq -e '.type == "summary" and .content == "merged" and .replaces == 26'
+	[ "$(grep -c '"type":"summary"' "$W/out")" -eq 1 ]
+	diff <(tail -2 "$W/in") <(tail -2 "$W/out")
+}
+
+@test "summary: compacting the summarised transcript again asks nothing and changes nothing" {
+	base_transcript "$W/in"
+	model_env
+	answer_with "$SUMMARY"
+	ai-context --budget 200 --keep 1 < "$W/in" > "$W/o1"
+	ai-context --budget 200 --keep 1 < "$W/o1" > "$W/o2"
+	cmp "$W/o1" "$W/o2"
+	[ "$(mock_count)" -eq 1 ]
+	# also when the smallest transcript is over 80%: the lone summary is not summarised again
+	ai-context --budget 120 --keep 1 < "$W/o1" > "$W/o3"
+	cmp "$W/o1" "$W/o3"
+	[ "$(mock_count)" -eq 1 ]
+}
+
+@test "summary: secrets in folded records never reach the model or the summary" {
+	{
+		jq -nc '{type:"message",role:"user",content:"my key is sk-proj-abcdefghijklmnopqrstuvwxyz0123, check it"}'
+		jq -nc '{type:"tool_call",id:"c1",name:"execute",arguments:{command:"cat .env"}}'
+		jq -nc '{type:"tool_result",id:"c1",name:"execute",ok:true,stdout_text:"GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ\nzq-odd-key-value-42\n"}'
+		jq -nc '{type:"message",role:"assistant",content:("checked " * 100)}'
+		jq -nc '{type:"message",role:"user",content:"next"}'
+	} > "$W/in"
+	model_env
+	export OPENAI_API_KEY=zq-odd-key-value-42
+	answer_with '{"content":"The key sk-proj-abcdefghijklmnopqrstuvwxyz0123 was checked.","key_facts":["token ghp_0123456789abcdefghijABCDEFGHIJ"],"open_tasks":[]}'
+	ai-context --budget 150 --keep 1 < "$W/in" > "$W/out"
+	req=$(mock_request 1 | jq -r '.json.input[0].content')
+	for s in sk-proj-abcdefghijklmnopqrstuvwxyz0123 ghp_0123456789abcdefghijABCDEFGHIJ zq-odd-key-value-42; do
+		[[ "$req" != *"$s"* ]] || { echo "sent: $s"; false; }
+		! grep -q -- "$s" "$W/out" || { echo "written: $s"; false; }
+	done
+	sed -n 1p "$W/out" | jq -e '.content == "The key [REDACTED] was checked." and .key_facts == ["token [REDACTED]"]'
+}
+
+@test "summary: the material is capped, the oldest records left out first, an earlier summary never" {
+	{
+		jq -nc '{type:"summary",content:"EARLIER SUMMARY",key_facts:[],open_tasks:[],replaces:3}'
+		for i in $(seq 1 120); do
+			jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " + ("x" * 400))}'
+		done
+	} > "$W/in"
+	model_env
+	answer_with "$SUMMARY"
+	# budget 100: at most 32 KiB of material
+	ai-context --budget 100 --keep 1 < "$W/in" > "$W/out" || true
+	text=$(mock_request 1 | jq -r '.json.input[0].content')
+	[ "${#text}" -le 33500 ]
+	[[ "$text" == "["*" older records left out]"$'\n\n'"Earlier summary:"$'\n'"EARLIER SUMMARY"* ]]
+	[[ "$text" == *"question 119 "* ]]
+	[[ "$text" != *"question 1 "* ]]
+	# the summary still stands for everything folded
+	sed -n 1p "$W/out" | jq -e '.replaces == 122'
+}
+
+@test "summary: -m and --provider go to ai-ask" {
+	base_transcript "$W/in"
+	model_env
+	answer_with "$SUMMARY"
+	ai-context -m gpt-test-model --budget 200 --keep 1 < "$W/in" > "$W/out"
+	mock_request 1 | jq -e '.json.model == "gpt-test-model"'
+	jq --arg t "$SUMMARY" '.choices[0].message.content = $t' \
+		"$MOCK_FIXTURES/openai/chat_completions_nonstream_text.json" > "$W/chat.json"
+	mock_script "{\"routes\":{\"POST /v1/chat/completions\":[{\"file\":\"$W/chat.json\"}]}}"
+	ai-context --provider openai-chat --budget 200 --keep 1 < "$W/in" > "$W/out2"
+	mock_request 1 | jq -e '.path == "/v1/chat/completions" and .json.response_format.type == "json_schema"'
+	cmp "$W/out" "$W/out2"
+}
+
+@test "summary: a failing model: its message, its exit status, nothing written" {
+	base_transcript "$W/in"
+	model_env
+	mock_script '{"routes":{"POST /v1/responses":[{"status":500,"json":{"error":{"message":"boom"}}}]}}'
+	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 69 ]
+	[ -z "$output" ]
+	[[ "${stderr_lines[0]}" == "ai-ask: "*"boom"* ]]
+	[ "${stderr_lines[-1]}" = "ai-context: cannot summarise: 'ai-ask' failed (exit status 69)" ]
+	# a request the provider rejects
+	mock_script '{"routes":{"POST /v1/responses":[{"status":400,"json":{"error":{"message":"bad request"}}}]}}'
+	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 65 ]
+	[ -z "$output" ]
+}
+
+@test "summary: an answer that is not JSON, or not a summary: exit 4, nothing written" {
+	base_transcript "$W/in"
+	model_env
+	# the recorded answer is "pong"
+	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 4 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"ai-ask: "*"not a JSON object"* ]]
+	answer_with '{"summary":"wrong shape"}'
+	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 4 ]
+	[ -z "$output" ]
+	[ "$stderr" = "ai-context: the summary from 'ai-ask' is not in the requested format: 'content' is not a string" ]
+	answer_with '{"content":"ok","key_facts":"one fact","open_tasks":[]}'
+	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 4 ]
+	[[ "$stderr" == *"'key_facts' is not an array of strings" ]]
+}
+
+@test "summary: an answer cut at the maximum length is no summary: exit 76, nothing written" {
+	base_transcript "$W/in"
+	model_env
+	jq --arg t '{"content":"cut sh' '.choices[0].message.content = $t | .choices[0].finish_reason = "length"' \
+		"$MOCK_FIXTURES/openai/chat_completions_nonstream_text.json" > "$W/chat.json"
+	mock_script "{\"routes\":{\"POST /v1/chat/completions\":[{\"file\":\"$W/chat.json\"}]}}"
+	run --separate-stderr ai-context --provider openai-chat --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 76 ]
+	[ -z "$output" ]
+	[[ "${stderr_lines[0]}" == "ai-ask: the answer is incomplete: it reached the maximum length"* ]]
+}
+
+@test "summary: no API key means no model: the oldest records are dropped, with a warning" {
+	base_transcript "$W/in"
+	export OPENAI_BASE_URL="$MOCK_URL/v1"
+	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "ai-context: warning: no model is configured ('ai-ask' has no API key); dropping the oldest records instead of summarising them" ]
+	[ "$output" = "$(ai-context --no-summarize --budget 200 --keep 1 < "$W/in")" ]
+	[ "$(mock_count)" -eq 0 ]
+}
+
+@test "summary: no API key with -m is an error: exit 78, nothing written" {
+	base_transcript "$W/in"
+	run --separate-stderr ai-context -m gpt-4.1 --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 78 ]
+	[ -z "$output" ]
+	[[ "${stderr_lines[0]}" == "ai-ask: no API key for openai: set OPENAI_API_KEY"* ]]
+	[ "${stderr_lines[-1]}" = "ai-context: cannot summarise: 'ai-ask' failed (exit status 78)" ]
+}
+
+@test "summary: a key the service refuses is an error, not a missing model: exit 78, nothing written" {
+	base_transcript "$W/in"
+	model_env
+	mock_script '{"routes":{"POST /v1/responses":[{"status":401,"file":"openai/responses_error_401_invalid_api_key.json"}]}}'
+	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 78 ]
+	[ -z "$output" ]
+	[ "$(mock_count)" -eq 1 ]
+	[[ "$stderr" != *sk-test-0123456789abcdefghij* ]]
+}
+
+@test "summary: a model slower than --timeout: exit 75, without waiting for it" {
+	base_transcript "$W/in"
+	model_env
+	mock_script '{"routes":{"POST /v1/responses":[{"delay_ms":8000}]}}'
+	start=$(date +%s)
+	run --separate-stderr ai-context --timeout 1 --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 75 ]
+	[ -z "$output" ]
+	[ $(( $(date +%s) - start )) -lt 6 ]
+}
+
+@test "summary: ai-ask is looked for in AICLI_LIBEXEC only, else next to ai-context, else in PATH" {
+	base_transcript "$W/in"
+	model_env
+	answer_with "$SUMMARY"
+	mkdir -p "$W/libexec"
+	ln -s "$BATS_TEST_DIRNAME/../bin/ai-ask" "$W/libexec/ai-ask"
+	AICLI_LIBEXEC="$W/libexec" ai-context --budget 200 --keep 1 < "$W/in" > "$W/out"
+	[ "$(mock_count)" -eq 1 ]
+	# a directory without it: no model, although one is next to ai-context
+	run --separate-stderr env AICLI_LIBEXEC="$W/empty" ai-context --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"('ai-ask' not found)"* ]]
+	[ "$(mock_count)" -eq 1 ]
+	# the configuration key "libexec" does the same
+	printf '{"libexec": "%s"}\n' "$W/empty" > "$W/config.json"
+	run --separate-stderr env AICLI_CONFIG="$W/config.json" ai-context --budget 200 --keep 1 < "$W/in"
+	[[ "$stderr" == *"('ai-ask' not found)"* ]]
+	# next to ai-context, with nothing in PATH
+	answer_with "$SUMMARY"
+	env PATH=/usr/bin:/bin "$BATS_TEST_DIRNAME/../bin/ai-context" --budget 200 --keep 1 < "$W/in" > "$W/out2"
+	[ "$(mock_count)" -eq 1 ]
+	cmp "$W/out" "$W/out2"
+	# in PATH, when ai-context stands alone
+	mkdir -p "$W/alone"
+	cp "$BATS_TEST_DIRNAME/../bin/ai-context" "$W/alone/"
+	answer_with "$SUMMARY"
+	env PATH="$W/libexec:/usr/bin:/bin" "$W/alone/ai-context" --budget 200 --keep 1 < "$W/in" > "$W/out3"
+	[ "$(mock_count)" -eq 1 ]
+	cmp "$W/out" "$W/out3"
+}
+
+@test "summary: the schema file exists only while ai-ask runs" {
+	base_transcript "$W/in"
+	model_env
+	mkdir -p "$W/tmp"
+	answer_with "$SUMMARY"
+	TMPDIR="$W/tmp" ai-context --budget 200 --keep 1 < "$W/in" > "$W/out"
+	[ -z "$(ls -A "$W/tmp")" ]
+	mock_script '{"routes":{"POST /v1/responses":[{"status":500,"json":{"error":{"message":"boom"}}}]}}'
+	TMPDIR="$W/tmp" ai-context --budget 200 --keep 1 < "$W/in" > "$W/out" 2>/dev/null || true
+	[ -z "$(ls -A "$W/tmp")" ]
+	# and a signal does not leave it behind
+	mock_script '{"routes":{"POST /v1/responses":[{"delay_ms":8000}]}}'
+	TMPDIR="$W/tmp" ai-context --budget 200 --keep 1 < "$W/in" > "$W/out" 2>/dev/null &
+	pid=$!
+	for i in $(seq 1 50); do [ -n "$(ls -A "$W/tmp")" ] && break; sleep 0.1; done
+	[ -n "$(ls -A "$W/tmp")" ]
+	kill -TERM "$pid"
+	wait "$pid" || true
+	[ -z "$(ls -A "$W/tmp")" ]
+	[ ! -s "$W/out" ]
+}
+
+@test "summary: -v says what is summarised and shows ai-ask's own diagnostics" {
+	base_transcript "$W/in"
+	model_env
+	answer_with "$SUMMARY"
+	run --separate-stderr ai-context -v --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"ai-context: summarising 8 records ("*" bytes) with '"*"/ai-ask' --json --schema '"*"'"* ]]
+	[[ "$stderr" == *"ai-ask: "* ]]
+	[[ "$stderr" != *sk-test-0123456789abcdefghij* ]]
 }

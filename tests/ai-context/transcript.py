@@ -3,6 +3,7 @@
 
   transcript.py gen --shape SHAPE --seed N [--turns N] [--big N] > in.ndjson
   transcript.py check IN OUT --budget B [--keep K] [--tail-lines N] [--status S]
+  transcript.py tokens FILE          the estimate ai-context makes for FILE
 
 gen writes a deterministic transcript of one of these shapes:
   chat      user/assistant turns, a system message first
@@ -160,7 +161,8 @@ def calibration(recs):
         k = kind(r)
         if r["type"] == "usage":
             it, calls = r.get("input_tokens"), r.get("calls", 1)
-            if isinstance(it, int) and it > 0 and (calls is None or calls == 1):
+            if isinstance(it, int) and it > 0 and (calls is None or calls == 1) \
+                    and r.get("estimated") in (None, False):
                 answer, j = 0, i
                 while j > 0 and kind(recs[j - 1][1]) == "tool_call":
                     j -= 1
@@ -335,6 +337,9 @@ def main():
         for line in gen(opts.get("shape", "chat"), int(opts.get("seed", 1)),
                         int(opts.get("turns", 20)), int(opts.get("big", 200))):
             sys.stdout.write(line + "\n")
+    elif a[0] == "tokens":
+        recs = load(pos[0])
+        print(estimate(recs, calibration(recs)[0]))
     elif a[0] == "check":
         check(pos[0], pos[1], int(opts["budget"]), int(opts.get("keep", 5)),
               int(opts.get("tail-lines", 10)), int(opts.get("status", 0)))
