@@ -51,6 +51,15 @@ base_transcript() {
 	} > "$1"
 }
 
+# turns N: N turns of a question and its answer, about 60 tokens each
+turns() {
+	local i
+	for i in $(seq 1 "$1"); do
+		jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " * 20)}'
+		jq -nc --argjson i "$i" '{type:"message",role:"assistant",content:("answer \($i) " * 20)}'
+	done
+}
+
 # ---- no compaction -------------------------------------------------------------
 
 @test "at or under 80% of the budget the output is the input, byte for byte" {
@@ -235,12 +244,7 @@ base_transcript() {
 }
 
 @test "the recent window is verbatim: --keep counts turns" {
-	{
-		for i in $(seq 1 12); do
-			jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " * 20)}'
-			jq -nc --argjson i "$i" '{type:"message",role:"assistant",content:("answer \($i) " * 20)}'
-		done
-	} > "$W/in"
+	turns 12 > "$W/in"
 	ai-context --no-summarize --budget 1000 --keep 3 < "$W/in" > "$W/out"
 	diff <(tail -6 "$W/in") <(tail -6 "$W/out")
 	ai-context --no-summarize --budget 100 --keep 3 < "$W/in" > "$W/out" || true
@@ -330,10 +334,7 @@ base_transcript() {
 	{
 		jq -nc '{type:"summary",content:"We chose make.",key_facts:["make"],open_tasks:["docs"],replaces:12}'
 		jq -nc '{type:"summary",content:"7 earlier records were dropped to fit the token budget.",key_facts:[],open_tasks:[],replaces:7}'
-		for i in $(seq 1 10); do
-			jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " * 20)}'
-			jq -nc --argjson i "$i" '{type:"message",role:"assistant",content:("answer \($i) " * 20)}'
-		done
+		turns 10
 	} > "$W/in"
 	ai-context --no-summarize --budget 300 --keep 1 < "$W/in" > "$W/out"
 	[ "$(sed -n 1p "$W/out")" = "$(sed -n 1p "$W/in")" ]
@@ -590,10 +591,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 @test "summary: an earlier summary goes to the model and its count is carried on" {
 	{
 		jq -nc '{type:"summary",content:"We chose make over cmake.",key_facts:["the build uses make"],open_tasks:["write docs"],replaces:12}'
-		for i in $(seq 1 8); do
-			jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " * 20)}'
-			jq -nc --argjson i "$i" '{type:"message",role:"assistant",content:("answer \($i) " * 20)}'
-		done
+		turns 8
 	} > "$W/in"
 	model_env
 	answer_with '{"content":"merged","key_facts":["the build uses make"],"open_tasks":["write docs"]}'
