@@ -208,14 +208,15 @@ turns() {
 		jq -nc '{type:"tool_call",id:"c1",name:"execute",arguments:{command:"cat .env"}}'
 		jq -nc '{type:"tool_result",id:"c1",name:"execute",ok:true,exit_code:0,
 			stdout_text:(([range(1;200)|"filler line \(.)"]|join("\n")) +
-			"\nOPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123\nAuthorization: Bearer abcdefghijklmnop1234\nurl https://bob:hunter22@example.com/x\nghp_0123456789abcdefghijABCDEFGHIJ\nmy own odd value: zq-odd-key-value-42\n"),
+			"\nOPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123\nAuthorization: Bearer abcdefghijklmnop1234\nurl https://bob:hunter22@example.com/x\nghp_0123456789abcdefghijABCDEFGHIJ\nmy own odd value: zq-odd-key-value-42\nsession eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk\n"),
 			stderr_text:"password=swordfish99\n"}'
 		jq -nc '{type:"message",role:"user",content:"next"}'
 	} > "$W/in"
 	OPENAI_API_KEY=zq-odd-key-value-42 ai-context --no-summarize --budget 500 --keep 1 < "$W/in" > "$W/out"
 	d=$(sed -n 3p "$W/out")
 	for s in sk-proj-abcdefghijklmnopqrstuvwxyz0123 abcdefghijklmnop1234 hunter22 \
-		ghp_0123456789abcdefghijABCDEFGHIJ swordfish99 zq-odd-key-value-42; do
+		ghp_0123456789abcdefghijABCDEFGHIJ swordfish99 zq-odd-key-value-42 \
+		dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk; do
 		! grep -q -- "$s" "$W/out" || { echo "leaked: $s"; false; }
 	done
 	jq -e '.stdout_text | contains("OPENAI_API_KEY=[REDACTED]") and contains("my own odd value: [REDACTED]")' <<<"$d"
