@@ -63,7 +63,7 @@ calibrations(struct state *s)
 {
 	struct ac_transcript *t = s->t;
 	uint64_t prefix = 0;
-	size_t i;
+	size_t i, cap = 0;
 
 	s->cal = NULL;
 	s->ncal = 0;
@@ -85,7 +85,10 @@ calibrations(struct state *s)
 					k = AC_K_MIN;
 				if (k > AC_K_MAX)
 					k = AC_K_MAX;
-				s->cal = ai_xrealloc(s->cal, (s->ncal + 1) * sizeof(*s->cal));
+				if (s->ncal == cap) {
+					cap = cap ? cap * 2 : 16;
+					s->cal = ai_xrealloc(s->cal, cap * sizeof(*s->cal));
+				}
 				s->cal[s->ncal].at = i;
 				s->cal[s->ncal].k = k;
 				s->ncal++;

@@ -396,35 +396,27 @@ read_answer(struct ac_summarizer *s, const struct ai_buf *out, char **answer, in
 	return 0;
 }
 
-int
-ac_summarize(void *ctx, const struct ac_transcript *t, const size_t *idx, size_t n,
-    cJSON **summary, struct ai_err *e)
+/*
+ * Run ai-ask on the document: the schema file exists only meanwhile (also
+ * when a signal ends this process), stdout and stderr are captured (stderr
+ * is left to the terminal with -v).  *code is its exit status.
+ */
+static int
+run_ask(struct ac_summarizer *s, const struct ai_buf *doc, struct ai_buf *out,
+    struct ai_buf *err, int *code, struct ai_err *e)
 {
-	struct ac_summarizer *s = ctx;
-	struct ai_buf doc = AI_BUF_INIT(AI_BUF_NOLIMIT), out = AI_BUF_INIT(8 << 20),
-	    err = AI_BUF_INIT(1 << 20);
-	struct ai_child c;
+	static const char *const env_unset[] = { "BRAVE_API_KEY", "TAVILY_API_KEY", "GOOGLE_CSE_CX",
+		NULL };
 	struct sigaction sa, old_int, old_term, old_hup;
+	struct ai_child c;
 	const char *argv[16];
-	const char *const env_unset[] = { "BRAVE_API_KEY", "TAVILY_API_KEY", "GOOGLE_CSE_CX", NULL };
 	char timeout_env[64];
 	const char *env_set[] = { timeout_env, NULL };
-	char *answer = NULL;
 	size_t k = 0;
-	int rc, code, http_error = 0, ret = -1;
+	int rc;
 
-	*summary = NULL;
-	if (s->program == NULL) {
-		if (!s->explicit_model)
-			return 1;
-		return ai_err_set(e, AI_EXIT_UNAVAILABLE, "cannot summarise: 'ai-ask' not found (%s)",
-		    s->where);
-	}
-	ac_render(t, idx, n, s->doc_max, &doc);
-	if (write_schema(e) < 0) {
-		ai_buf_release(&doc);
+	if (write_schema(e) < 0)
 		return -1;
-	}
 	argv[k++] = s->program;
 	argv[k++] = "--json";
 	argv[k++] = "--schema";
@@ -456,9 +448,9 @@ ac_summarize(void *ctx, const struct ac_transcript *t, const size_t *idx, size_t
 	c.err = s->verbose ? AI_FD_INHERIT : AI_FD_PIPE;
 	c.die_with_parent = 1;
 	if (s->verbose)
-		ai_error("summarising %zu records (%zu bytes) with '%s' --json --schema '%s'%s%s%s%s",
-		    n, doc.len, s->program, schema_path, s->model ? " -m " : "", s->model ? s->model : "",
-		    s->provider ? " --provider " : "", s->provider ? s->provider : "");
+		ai_error("summarising with '%s' --json --schema '%s'%s%s%s%s: %zu bytes on its stdin",
+		    s->program, schema_path, s->model ? " -m " : "", s->model ? s->model : "",
+		    s->provider ? " --provider " : "", s->provider ? s->provider : "", doc->len);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -466,19 +458,44 @@ ac_summarize(void *ctx, const struct ac_transcript *t, const size_t *idx, size_t
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	/* ai-ask keeps to AICLI_TIMEOUT itself; the margin only catches one that hangs */
-	rc = ai_child_run(&c, doc.buf, doc.len, &out, s->verbose ? NULL : &err,
+	rc = ai_child_run(&c, doc->buf, doc->len, out, s->verbose ? NULL : err,
 	    (int64_t)(s->timeout_s + 10) * 1000, e);
 	unlink(schema_path);
 	schema_path[0] = '\0';
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
-	if (rc < 0) {
+	*code = rc < 0 ? -1 : ai_child_exit_code(&c);
+	return rc;
+}
+
+int
+ac_summarize(void *ctx, const struct ac_transcript *t, const size_t *idx, size_t n,
+    cJSON **summary, struct ai_err *e)
+{
+	struct ac_summarizer *s = ctx;
+	struct ai_buf doc = AI_BUF_INIT(AI_BUF_NOLIMIT), out = AI_BUF_INIT(8 << 20),
+	    err = AI_BUF_INIT(1 << 20);
+	char *answer = NULL;
+	int code, http_error = 0, ret = -1;
+
+	*summary = NULL;
+	if (s->program == NULL) {
+		if (!s->explicit_model)
+			return 1;
+		return ai_err_set(e, AI_EXIT_UNAVAILABLE, "cannot summarise: 'ai-ask' not found (%s)",
+		    s->where);
+	}
+	ac_render(t, idx, n, s->doc_max, &doc);
+	if (s->verbose)
+		ai_error("summarising %zu records", n);
+	if (run_ask(s, &doc, &out, &err, &code, e) < 0) {
 		relay(&err);
+		if (e->code == AI_EXIT_DATAERR)
+			e->code = AI_EXIT_PROTOCOL; /* its output passed the cap */
 		ai_err_prefix(e, "cannot summarise");
 		goto done;
 	}
-	code = ai_child_exit_code(&c);
 	if (read_answer(s, &out, &answer, &http_error, e) < 0 && code == 0)
 		goto done;
 	if (code == AI_EXIT_CONFIG && !http_error && !s->explicit_model) {

@@ -820,7 +820,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	answer_with "$SUMMARY"
 	run --separate-stderr ai-context -v --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"ai-context: summarising 8 records ("*" bytes) with '"*"/ai-ask' --json --schema '"*"'"* ]]
+	[[ "$stderr" == *"ai-context: summarising 8 records"$'\n'"ai-context: summarising with '"*"/ai-ask' --json --schema '"*"': "*" bytes on its stdin"* ]]
 	[[ "$stderr" == *"ai-ask: "* ]]
 	[[ "$stderr" != *sk-test-0123456789abcdefghij* ]]
 }
