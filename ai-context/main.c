@@ -58,10 +58,49 @@ static char *
 find_ask(const struct ai_config *cfg, const char **where)
 {
 	static const char *const envs[] = { "AICLI_LIBEXEC", NULL };
-	const char *dir = ai_config_get(cfg, NULL, NULL, envs, "libexec", NULL, NULL);
+	const char *from = NULL, *dir = ai_config_get(cfg, NULL, NULL, envs, "libexec", NULL, &from);
 
-	*where = dir ? "looked in $AICLI_LIBEXEC" : "looked next to ai-context and in PATH";
+	if (dir == NULL)
+		*where = "looked next to ai-context and in PATH";
+	else if (strcmp(from, "config file") == 0)
+		*where = "looked in the directory \"libexec\" of the config file names";
+	else
+		*where = "looked in $AICLI_LIBEXEC";
 	return ai_find_program("ai-ask", dir);
+}
+
+/*
+ * The summariser's settings: the configuration (also for its secrets, which
+ * redaction then knows), the timeout, where ai-ask is.  ask gets the path
+ * to free().
+ */
+static int
+setup(struct ac_summarizer *s, double timeout, int timeout_given, int no_summarize,
+    uint64_t budget, char **ask, struct ai_err *e)
+{
+	static const char *const timeout_envs[] = { "AICLI_TIMEOUT", NULL };
+	struct ai_config cfg = AI_CONFIG_INIT;
+	const char *tv, *from, *why;
+
+	if (ai_config_load(&cfg, e) < 0)
+		return -1;
+	if (!timeout_given) {
+		timeout = DEFAULT_TIMEOUT;
+		tv = ai_config_get(&cfg, NULL, NULL, timeout_envs, "timeout", NULL, &from);
+		if (tv != NULL && ai_parse_double(tv, 0.001, 86400, &timeout, &why) < 0) {
+			ai_err_set(e, AI_EXIT_CONFIG, "%s%s: timeout '%s': %s (0.001 to 86400 seconds)",
+			    strcmp(from, "config file") == 0 ? "" : "$", from, tv, why);
+			ai_config_free(&cfg);
+			return -1;
+		}
+	}
+	*ask = no_summarize ? NULL : find_ask(&cfg, &s->where);
+	s->program = *ask;
+	s->timeout_s = timeout;
+	/* the summariser reads about a budget's worth of the old conversation */
+	s->doc_max = budget * 4 < 32768 ? 32768 : budget * 4 > (8u << 20) ? (8u << 20) : budget * 4;
+	ai_config_free(&cfg);
+	return 0;
 }
 
 static int
@@ -72,10 +111,10 @@ run(int argc, char **argv, struct ai_err *e)
 		"[-m MODEL] [--provider NAME] [--timeout SECONDS] [-v]",
 		NULL
 	};
-	static const char *const timeout_envs[] = { "AICLI_TIMEOUT", NULL };
-	uint64_t budget = DEFAULT_BUDGET, keep = DEFAULT_KEEP, tail = DEFAULT_TAIL, timeout = 0;
+	uint64_t budget = DEFAULT_BUDGET, keep = DEFAULT_KEEP, tail = DEFAULT_TAIL;
+	double timeout = DEFAULT_TIMEOUT;
 	int no_summarize = 0, stats = 0, verbose = 0, exitcode, nops, timeout_given = 0, rc;
-	const char *model = NULL, *provider = NULL, *tv, *why;
+	const char *model = NULL, *provider = NULL;
 	const struct ai_option options[] = {
 		{ .type = AI_OPT_U64, .long_name = "budget", .value = &budget, .arg = "TOKENS",
 		  .min = 100, .max = 100000000, .help = "the token budget (default 32000)" },
@@ -89,8 +128,8 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "tokens and records before and after, on stderr" },
 		AI_OPTION_MODEL(&model),
 		AI_OPTION_PROVIDER(&provider),
-		{ .type = AI_OPT_U64, .long_name = "timeout", .value = &timeout, .arg = "SECONDS",
-		  .min = 1, .max = 86400, .given = &timeout_given,
+		{ .type = AI_OPT_DOUBLE, .long_name = "timeout", .value = &timeout, .arg = "SECONDS",
+		  .dmin = 0.001, .dmax = 86400, .given = &timeout_given,
 		  .help = "time for the summarising call (env AICLI_TIMEOUT, default 300)" },
 		AI_OPTION_VERBOSE(&verbose),
 		AI_OPTION_HELP,
@@ -99,7 +138,6 @@ run(int argc, char **argv, struct ai_err *e)
 	};
 	const struct ai_command cmd = { synopsis,
 		"Compact a conversation transcript (records on stdin) to a token budget.", options, 0 };
-	struct ai_config cfg = AI_CONFIG_INIT;
 	struct ai_buf in = AI_BUF_INIT(MAX_INPUT);
 	struct ac_transcript t;
 	struct ac_opts o;
@@ -125,30 +163,13 @@ run(int argc, char **argv, struct ai_err *e)
 		ai_opt_usage_error(e);
 		return AI_EXIT_USAGE;
 	}
-	if (ai_config_load(&cfg, e) < 0)
-		return -1;
 	memset(&s, 0, sizeof(s));
-	if (!timeout_given) {
-		tv = ai_config_get(&cfg, NULL, NULL, timeout_envs, "timeout", NULL, NULL);
-		timeout = DEFAULT_TIMEOUT;
-		if (tv != NULL && ai_parse_u64(tv, 1, 86400, &timeout, &why) < 0) {
-			ai_config_free(&cfg);
-			return ai_err_set(e, AI_EXIT_CONFIG, "timeout '%s': %s (1 to 86400 seconds)",
-			    tv, why);
-		}
-	}
-	if (!no_summarize)
-		ask = find_ask(&cfg, &s.where);
-	s.program = ask;
+	if (setup(&s, timeout, timeout_given, no_summarize, budget, &ask, e) < 0)
+		return -1;
 	s.model = model;
 	s.provider = provider;
 	s.explicit_model = model != NULL || provider != NULL;
-	s.timeout_s = timeout;
 	s.verbose = verbose;
-	/* the summariser reads about a budget's worth of the old conversation */
-	s.doc_max = budget * 4 < 32768 ? 32768 : budget * 4 > (8u << 20) ? (8u << 20) : budget * 4;
-	ai_config_free(&cfg);
-
 	rc = ai_read_fd(0, &in, "standard input", e);
 	if (rc == 0)
 		rc = ac_transcript_read(&t, in.buf, in.len, e);

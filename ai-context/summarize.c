@@ -436,8 +436,7 @@ run_ask(struct ac_summarizer *s, const struct ai_buf *doc, struct ai_buf *out,
 	argv[k++] = "--";
 	argv[k++] = prompt;
 	argv[k] = NULL;
-	snprintf(timeout_env, sizeof(timeout_env), "AICLI_TIMEOUT=%llu",
-	    (unsigned long long)s->timeout_s);
+	snprintf(timeout_env, sizeof(timeout_env), "AICLI_TIMEOUT=%.3f", s->timeout_s);
 	memset(&c, 0, sizeof(c));
 	c.path = s->program;
 	c.argv = (char *const *)argv;
@@ -459,7 +458,7 @@ run_ask(struct ac_summarizer *s, const struct ai_buf *doc, struct ai_buf *out,
 	sigaction(SIGHUP, &sa, &old_hup);
 	/* ai-ask keeps to AICLI_TIMEOUT itself; the margin only catches one that hangs */
 	rc = ai_child_run(&c, doc->buf, doc->len, out, s->verbose ? NULL : err,
-	    (int64_t)(s->timeout_s + 10) * 1000, e);
+	    (int64_t)((s->timeout_s + 10) * 1000), e);
 	unlink(schema_path);
 	schema_path[0] = '\0';
 	sigaction(SIGINT, &old_int, NULL);

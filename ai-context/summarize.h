@@ -34,7 +34,7 @@ struct ac_summarizer {
 	const char *model;       /* -m, or NULL */
 	const char *provider;    /* --provider, or NULL */
 	int explicit_model;      /* -m or --provider was given: a missing model is an error */
-	uint64_t timeout_s;      /* ai-ask's total time (AICLI_TIMEOUT for the child) */
+	double timeout_s;        /* ai-ask's total time (AICLI_TIMEOUT for the child) */
 	int verbose;
 	size_t doc_max;          /* cap on the document */
 	/* results */

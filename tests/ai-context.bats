@@ -501,6 +501,28 @@ chat.ndjson|unexpected argument 'chat.ndjson'
 EOF
 }
 
+@test "a bad setting is a configuration error: exit 78, nothing on stdout" {
+	base_transcript "$W/in"
+	AICLI_TIMEOUT=soon run --separate-stderr ai-context --budget 100 < "$W/in"
+	[ "$status" -eq 78 ]
+	[ -z "$output" ]
+	[ "$stderr" = "ai-context: \$AICLI_TIMEOUT: timeout 'soon': not a decimal number (0.001 to 86400 seconds)" ]
+	printf '{"timeout": "0"}\n' > "$W/config.json"
+	AICLI_CONFIG="$W/config.json" run --separate-stderr ai-context --budget 100 < "$W/in"
+	[ "$status" -eq 78 ]
+	[[ "$stderr" == "ai-context: config file: timeout '0': "* ]]
+	printf '{"nonsense": 1}\n' > "$W/config.json"
+	AICLI_CONFIG="$W/config.json" run --separate-stderr ai-context --budget 100 < "$W/in"
+	[ "$status" -eq 78 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"unknown key 'nonsense'"* ]]
+	# the config file's "libexec" is named when ai-ask is not there
+	printf '{"libexec": "%s"}\n' "$W/empty" > "$W/config.json"
+	AICLI_CONFIG="$W/config.json" run --separate-stderr ai-context -m x --budget 200 --keep 1 < "$W/in"
+	[ "$status" -eq 69 ]
+	[ "$stderr" = "ai-context: cannot summarise: 'ai-ask' not found (looked in the directory \"libexec\" of the config file names)" ]
+}
+
 @test "a transcript is not waited for on a terminal" {
 	run timeout 5 script -qec "$BATS_TEST_DIRNAME/../bin/ai-context" /dev/null
 	[ "$status" -eq 64 ]
