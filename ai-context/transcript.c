@@ -252,36 +252,28 @@ ac_transcript_free(struct ac_transcript *t)
 void
 ac_window(struct ac_transcript *t, uint64_t keep)
 {
-	size_t i, start = t->n, *starts;
+	/* the last keep turn starts, kept in a ring (never more than records) */
+	size_t ring = keep < t->n + 1 ? (size_t)keep : t->n + 1, i, start = t->n, *starts;
 	uint64_t nstarts = 0;
 	int last = -1;
 
-	/* the last keep turn starts, kept in a ring */
-	starts = keep > 0 ? ai_xcalloc((size_t)(keep < t->n + 1 ? keep : t->n + 1), sizeof(*starts)) :
-	    NULL;
-	for (i = 0; i < t->n && keep > 0; i++) {
-		int k = t->r[i].kind, begins;
+	starts = ring > 0 ? ai_xcalloc(ring, sizeof(*starts)) : NULL;
+	for (i = 0; i < t->n && ring > 0; i++) {
+		int k = t->r[i].kind;
 
 		if (k != AC_USER && k != AC_ASSISTANT && k != AC_TOOL_CALL && k != AC_TOOL_RESULT)
 			continue;
-		begins = k == AC_USER || last == -1 ||
-		    ((k == AC_ASSISTANT || k == AC_TOOL_CALL) && last == AC_TOOL_RESULT);
-		if (begins) {
-			size_t ring = (size_t)(keep < t->n + 1 ? keep : t->n + 1);
-
-			starts[nstarts % ring] = i;
-			nstarts++;
-		}
+		if (k == AC_USER || last == -1 ||
+		    ((k == AC_ASSISTANT || k == AC_TOOL_CALL) && last == AC_TOOL_RESULT))
+			starts[nstarts++ % ring] = i;
 		last = k;
 	}
-	if (nstarts > 0) {
-		size_t ring = (size_t)(keep < t->n + 1 ? keep : t->n + 1);
-
-		/* the oldest start still in the ring is the start of the window */
+	if (nstarts > 0)
+		/* the oldest start still in the ring begins the window */
 		start = nstarts >= ring ? starts[nstarts % ring] : starts[0];
-	}
 	free(starts);
 	t->window = start;
+	/* a call outside the window whose results reach into it stays, with them */
 	for (i = 0; i < start; i++) {
 		int32_t j;
 		int inside = 0;
