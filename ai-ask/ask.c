@@ -705,7 +705,8 @@ ask_run(struct opts *o, struct ai_err *e)
 			    r.body_len, o->k.stream ? ", streamed" : "");
 		if (o->verbose > 1)
 			ai_error("request body: %s", text);
-		spinner_start("ai-ask: waiting for the answer");
+		if (!o->verbose)
+			spinner_start("ai-ask: waiting for the answer");
 		rc = request(&r, text, r.body_len, e);
 		if (rc == 0)
 			rc = answer_finish(&r.ans, e);

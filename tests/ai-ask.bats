@@ -954,9 +954,11 @@ stream_of() {
 }
 
 @test "a reader that goes away ends ai-ask quietly, by SIGPIPE" {
-	run --separate-stderr bash -c "set -o pipefail; ai-ask -n --provider ollama hi | head -c 12"
+	# dripped, so that ai-ask still has text to write once head has gone
+	script "POST /v1/chat/completions" '{"file":"openai/chat_completions_stream_text_include_usage.sse","drip_ms":200}'
+	run --separate-stderr bash -c "set -o pipefail; ai-ask -n --provider openai-chat hi | head -c 12"
 	[ "$status" -eq 141 ]
-	[ "$output" = "The sky appe" ]
+	[ "$output" = "Not much, ju" ]
 	[ -z "$stderr" ]
 }
 

@@ -260,6 +260,9 @@ elapsed_ms() { echo "$1 $2" | awk '{ printf "%d", ($2 - $1) * 1000 }'; }
 }
 
 @test "a reader that goes away ends the process quietly, as coreutils do" {
+	# dripped: the whole stream (55 KB) fits in a pipe buffer, and the driver could
+	# write all of it before head exits, passing or failing by scheduling
+	mock_script '{"routes":{"POST /api/chat":[{"file":"ollama/chat_stream.ndjson","drip_ms":100}]}}'
 	run bash -c "set -o pipefail; '$HTTP' --ndjson --post '{}' '$MOCK_URL/api/chat' | head -n 1"
 	[ "$status" -eq 141 ]
 	[ "${#lines[@]}" -eq 1 ]
