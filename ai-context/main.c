@@ -82,8 +82,10 @@ setup(struct ac_summarizer *s, double timeout, int timeout_given, int no_summari
 	struct ai_config cfg = AI_CONFIG_INIT;
 	const char *tv, *from, *why;
 
-	if (ai_config_load(&cfg, e) < 0)
+	if (ai_config_load(&cfg, e) < 0) {
+		ai_config_free(&cfg); /* what it read before it failed */
 		return -1;
+	}
 	if (!timeout_given) {
 		timeout = DEFAULT_TIMEOUT;
 		tv = ai_config_get(&cfg, NULL, NULL, timeout_envs, "timeout", NULL, &from);
