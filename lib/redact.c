@@ -129,6 +129,10 @@ static const struct {
 	{ "hf_", 30, is_token_char },
 	{ "gsk_", 20, is_token_char },
 	{ "pplx-", 20, is_token_char },
+	{ "sk_live_", 16, is_token_char }, /* Stripe secret and restricted keys */
+	{ "sk_test_", 16, is_token_char },
+	{ "rk_live_", 16, is_token_char },
+	{ "rk_test_", 16, is_token_char },
 	{ "BSA", 24, is_token_char }, /* Brave Search API keys */
 };
 
@@ -172,6 +176,38 @@ match_shape(const char *s, size_t n)
 			return pl + rest;
 	}
 	return 0;
+}
+
+static int
+is_b64url(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c == '-';
+}
+
+/*
+ * A JSON Web Token: three base64url parts joined by dots, the first one
+ * beginning "eyJ" (the encoding of '{"').  Returns its length, or 0.
+ */
+static size_t
+match_jwt(const char *s, size_t n)
+{
+	size_t i = 0, part;
+	int parts;
+
+	if (n < 3 || memcmp(s, "eyJ", 3) != 0)
+		return 0;
+	for (parts = 1;; parts++) {
+		part = span(s + i, n - i, is_b64url);
+		if (part < 8)
+			return 0;
+		i += part;
+		if (parts == 3 || i >= n || s[i] != '.')
+			break;
+		i++;
+	}
+	if (parts < 3 || (i < n && (is_word((unsigned char)s[i]) || s[i] == '.')))
+		return 0;
+	return i;
 }
 
 /*
@@ -296,6 +332,10 @@ ai_redact(struct ai_buf *out, const char *s, size_t n)
 				REDACT(j, len);
 				continue;
 			}
+		}
+		if (boundary && c == 'e' && (m = match_jwt(s + i, n - i)) > 0) {
+			REDACT(i, m);
+			continue;
 		}
 		if (boundary && isalnum(c) && (m = match_shape(s + i, n - i)) > 0) {
 			REDACT(i, m);

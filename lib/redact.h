@@ -5,11 +5,13 @@
  *  - verbatim: every value registered with ai_secret_add() (the API keys the
  *    configuration loaded) is replaced wherever it appears;
  *  - by shape: bearer and basic credentials, key-like tokens (sk-..., AIza...,
- *    ghp_..., xoxb-..., AKIA..., tvly-..., glpat-..., hf_..., gsk_...),
+ *    ghp_..., xoxb-..., AKIA..., tvly-..., glpat-..., hf_..., gsk_...,
+ *    sk_live_...), JSON Web Tokens (eyJ...x.y.z),
  *    URL credentials (scheme://user:pass@), key query parameters (key=,
  *    api_key=, token=, ...), NAME_KEY=/NAME_TOKEN=/password= style
  *    assignments and header lines, and PEM private-key blocks.
- * Each secret becomes "[REDACTED]".
+ * Each secret becomes "[REDACTED]".  Redacting redacted text changes nothing
+ * (ai-context relies on it: a digest of a digest is the digest).
  *
  * The registry is process-wide state (like ai_progname): every message path
  * must reach it, including ones far from where the configuration was read.

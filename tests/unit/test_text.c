@@ -87,10 +87,13 @@ red(const char *s)
 	return ai_redact_str(s);
 }
 
+/* Redact, compare, and check that redacting the result again changes nothing. */
 #define CHECK_RED(in, want) do { \
-	char *r_ = red(in); \
+	char *r_ = red(in), *r2_ = red(r_); \
 	CHECK_STR(r_, want); \
+	CHECK_STR(r2_, r_); \
 	free(r_); \
+	free(r2_); \
 } while (0)
 
 static void
@@ -120,6 +123,23 @@ test_redact(void)
 	CHECK_RED("a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----\nb",
 	    "a\n[REDACTED]\nb");
 	CHECK_RED("-----BEGIN CERTIFICATE-----\nMIIB\n", "-----BEGIN CERTIFICATE-----\nMIIB\n");
+	/* Stripe keys */
+	CHECK_RED("stripe sk_live_51HabcdefGHIJKLmnop and rk_test_abcdefghijklmnop12",
+	    "stripe [REDACTED] and [REDACTED]");
+	CHECK_RED("sk_live_short", "sk_live_short");
+	/* JSON Web Tokens, also without a name in front */
+	CHECK_RED("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk done",
+	    "token [REDACTED] done");
+	CHECK_RED("\"id_tok\":\"eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2EifQ.c2lnbmF0dXJlc2lnbg\"",
+	    "\"id_tok\":\"[REDACTED]\"");
+	/* not a token: too few parts, too short, inside a word */
+	CHECK_RED("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0");
+	CHECK_RED("eyJa.eyJb.cc", "eyJa.eyJb.cc");
+	CHECK_RED("xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92",
+	    "xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92");
+	/* what redaction leaves is not redacted again */
+	CHECK_RED("password=[REDACTED] Bearer [REDACTED] https://[REDACTED]@h/ ?key=[REDACTED]",
+	    "password=[REDACTED] Bearer [REDACTED] https://[REDACTED]@h/ ?key=[REDACTED]");
 
 	/* registered values, wherever they are, even inside words */
 	ai_secret_add("plainvalue42");

@@ -1,0 +1,1 @@
+TOOL_LIBS_ai-context = -lm
