@@ -218,7 +218,10 @@ process(struct x_stage *st, struct x_run *x, jv input, uint64_t line, int *rc)
 		char text[512];
 
 		invalid_message(r, text, sizeof(text));
-		*rc = x_fail(x, st, "error (at <stdin>:%llu): %s", (unsigned long long)line, text);
+		if (o->null_input)
+			*rc = x_fail(x, st, "error (at <unknown>): %s", text);
+		else
+			*rc = x_fail(x, st, "error (at <stdin>:%llu): %s", (unsigned long long)line, text);
 		return 0;
 	}
 	jv_free(r);

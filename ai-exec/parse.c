@@ -179,15 +179,6 @@ not_builtin(const char *name, struct ai_err *e)
 	char ex[80];
 
 	ai_excerpt(name, strlen(name), ex, sizeof(ex));
-	if (slash != NULL) {
-		if (x_builtin_find(slash + 1) != NULL)
-			return ai_err_set(e, AI_EXIT_POLICY,
-			    "'%s' is a path: ai-exec never runs programs; use the built-in '%s'", ex,
-			    slash + 1);
-		return ai_err_set(e, AI_EXIT_POLICY,
-		    "'%s' is a path: ai-exec never runs programs (built-ins: %s)", ex,
-		    x_builtin_names());
-	}
 	if (eq != NULL && eq > name) {
 		size_t i, n = (size_t)(eq - name);
 		int ident = !(name[0] >= '0' && name[0] <= '9');
@@ -198,7 +189,17 @@ not_builtin(const char *name, struct ai_err *e)
 				ident = 0;
 		if (ident)
 			return ai_err_set(e, AI_EXIT_POLICY,
-			    "assignments ('%.*s=...') are not allowed: nothing is expanded", (int)n, name);
+			    "assignments ('%.*s=...') are not allowed: nothing is expanded",
+			    (int)(n < 40 ? n : 40), name);
+	}
+	if (slash != NULL) {
+		if (x_builtin_find(slash + 1) != NULL)
+			return ai_err_set(e, AI_EXIT_POLICY,
+			    "'%s' is a path: ai-exec never runs programs; use the built-in '%s'", ex,
+			    slash + 1);
+		return ai_err_set(e, AI_EXIT_POLICY,
+		    "'%s' is a path: ai-exec never runs programs (built-ins: %s)", ex,
+		    x_builtin_names());
 	}
 	return ai_err_set(e, AI_EXIT_POLICY,
 	    "'%s' is not a built-in: ai-exec never runs programs (built-ins: %s)", ex,
