@@ -303,6 +303,7 @@ int x_next_line(const char *p, size_t n, size_t *off, const char **line, size_t 
 
 struct x_result {
 	int ran;              /* the command was executed (not refused, not cached) */
+	int aborted;          /* it was stopped: a limit, a refusal at run time, a fetch */
 	int ok;
 	int exit_code;
 	struct ai_err err;    /* when !ok */

@@ -581,6 +581,7 @@ decode(const struct ai_buf *b, struct x_result *r)
 			memcpy(&v, p, sizeof(v));
 		switch (tag) {
 		case 'a':
+			r->aborted = 1;
 			r->err.code = (int)v;
 			r->exit_code = (int)v;
 			have_status = 1;
@@ -736,14 +737,13 @@ x_execute(const struct x_policy *pol, const struct x_pipeline *pl, uint64_t star
 		x_result_error(r, &e);
 		return 0;
 	}
-	if (r->err.code && r->err.code != AI_EXIT_FAIL) {
-		/* aborted: nothing of the output is kept */
+	if (r->aborted) {
+		/* stopped: nothing of the output is kept */
 		struct ai_err e = r->err;
 
 		x_result_error(r, &e);
 		return 0;
 	}
-	if (r->err.code == AI_EXIT_FAIL)
-		r->ok = 0;
+	r->ok = !r->err.code;
 	return 0;
 }

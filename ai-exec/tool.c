@@ -320,7 +320,7 @@ x_tool_execute(struct x_ctx *c, const struct x_call *call, struct x_result *r, s
 	x_execute(&c->pol, &pl, call->start, call->size, r);
 	x_pipeline_free(&pl);
 	r->duration_ms = ai_now_ms() - t0;
-	if (key != NULL && (r->ok || r->err.code == AI_EXIT_FAIL))
+	if (key != NULL && !r->aborted && (r->ok || r->err.code == AI_EXIT_FAIL))
 		cache_put(c, key, keylen, r);
 	else
 		free(key);
