@@ -158,6 +158,8 @@ run(int argc, char **argv, struct ai_err *e)
 		ai_strlist_free(&urls);
 		return exitcode;
 	}
+	if (!size_given && size > max_size)
+		size = max_size;
 	if (serve && nops > 0)
 		ai_err_set(e, AI_EXIT_USAGE, "--serve reads tool calls from standard input: no COMMAND");
 	else if (serve && (json || start_given || size_given || reason != NULL))
