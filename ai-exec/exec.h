@@ -349,8 +349,10 @@ int x_run_uniq(struct x_stage *, struct x_run *);
 int x_run_cut(struct x_stage *, struct x_run *);
 int x_prepare_grep(struct x_stage *, struct x_run *, struct ai_err *);
 int x_run_grep(struct x_stage *, struct x_run *);
+void x_release_grep(struct x_stage *);
 int x_prepare_jq(struct x_stage *, struct x_run *, struct ai_err *);
 int x_run_jq(struct x_stage *, struct x_run *);
+void x_release_jq(struct x_stage *);
 int x_run_curl(struct x_stage *, struct x_run *);
 
 /* ---- audit.c ---- */

@@ -216,3 +216,16 @@ x_run_grep(struct x_stage *st, struct x_run *x)
 	}
 	return total > 0 ? XR_OK : XR_NONE;
 }
+
+void
+x_release_grep(struct x_stage *st)
+{
+	struct grep_rt *rt = st->rt;
+
+	if (rt->compiled)
+		regfree(&rt->re);
+	free(rt->fixed);
+	ai_buf_release(&rt->low);
+	free(rt);
+	st->rt = NULL;
+}

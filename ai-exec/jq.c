@@ -299,3 +299,15 @@ x_run_jq(struct x_stage *st, struct x_run *x)
 		jv_free(all);
 	return rc;
 }
+
+void
+x_release_jq(struct x_stage *st)
+{
+	struct jq_rt *rt = st->rt;
+
+	if (rt->jq != NULL)
+		jq_teardown(&rt->jq);
+	ai_buf_release(&rt->errors);
+	free(rt);
+	st->rt = NULL;
+}

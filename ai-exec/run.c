@@ -36,20 +36,21 @@
 struct runtime {
 	int (*prepare)(struct x_stage *, struct x_run *, struct ai_err *);
 	int (*run)(struct x_stage *, struct x_run *);
+	void (*release)(struct x_stage *);
 };
 
 static const struct runtime runtimes[XB_COUNT] = {
-	[XB_CAT] = { NULL, x_run_cat },
-	[XB_NL] = { NULL, x_run_nl },
-	[XB_HEAD] = { NULL, x_run_head },
-	[XB_TAIL] = { NULL, x_run_tail },
-	[XB_WC] = { NULL, x_run_wc },
-	[XB_SORT] = { NULL, x_run_sort },
-	[XB_UNIQ] = { NULL, x_run_uniq },
-	[XB_CUT] = { NULL, x_run_cut },
-	[XB_GREP] = { x_prepare_grep, x_run_grep },
-	[XB_JQ] = { x_prepare_jq, x_run_jq },
-	[XB_CURL] = { NULL, x_run_curl },
+	[XB_CAT] = { NULL, x_run_cat, NULL },
+	[XB_NL] = { NULL, x_run_nl, NULL },
+	[XB_HEAD] = { NULL, x_run_head, NULL },
+	[XB_TAIL] = { NULL, x_run_tail, NULL },
+	[XB_WC] = { NULL, x_run_wc, NULL },
+	[XB_SORT] = { NULL, x_run_sort, NULL },
+	[XB_UNIQ] = { NULL, x_run_uniq, NULL },
+	[XB_CUT] = { NULL, x_run_cut, NULL },
+	[XB_GREP] = { x_prepare_grep, x_run_grep, x_release_grep },
+	[XB_JQ] = { x_prepare_jq, x_run_jq, x_release_jq },
+	[XB_CURL] = { NULL, x_run_curl, NULL },
 };
 
 const char *
@@ -408,17 +409,18 @@ close_others(const struct x_policy *pol, int keep)
 	free(k);
 }
 
+/*
+ * Run the pipeline and write the message for the parent into msg: the page
+ * and total, or why it stopped; the failures; what was read and fetched.
+ */
 static void
-child(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, uint64_t size,
-    int wfd, int64_t deadline)
+run_pipeline(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, uint64_t size,
+    int64_t deadline, struct ai_buf *msg)
 {
-	struct ai_buf msg = AI_BUF_INIT(AI_BUF_NOLIMIT);
 	struct x_run x;
 	int status = XR_OK;
 	size_t i;
 
-	close_others(pol, wfd);
-	x_sandbox(&pol->lim, pl->uses_net);
 	memset(&x, 0, sizeof(x));
 	x.pol = pol;
 	x.pl = pl;
@@ -437,12 +439,7 @@ child(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, uint64_
 			x.abort = e;
 	}
 	if (!x.abort.code && lone_cat(pl)) {
-		struct ai_buf pg = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-		seek_page(&x, &pl->stages[0], start, size, &pg);
-		if (!x.abort.code)
-			ai_buf_add(&msg, pg.buf, pg.len);
-		ai_buf_release(&pg);
+		seek_page(&x, &pl->stages[0], start, size, msg);
 	} else if (!x.abort.code) {
 		for (i = 0; i < pl->nstages; i++) {
 			struct x_stage *st = &pl->stages[i];
@@ -456,31 +453,50 @@ child(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, uint64_
 				break;
 		}
 		if (!x.abort.code)
-			page(&msg, x.in.p, x.in.n, start, size);
+			page(msg, x.in.p, x.in.n, start, size);
 	}
 	/* status: abort ('a'), else failure ('f') and the exit code */
 	if (x.abort.code) {
-		ai_buf_reset(&msg);
-		put_u64(&msg, 'a', (uint64_t)x.abort.code);
-		put(&msg, 'm', x.abort.msg, strlen(x.abort.msg));
+		ai_buf_reset(msg);
+		put_u64(msg, 'a', (uint64_t)x.abort.code);
+		put(msg, 'm', x.abort.msg, strlen(x.abort.msg));
 	} else if (x.failed) {
-		put_u64(&msg, 'f', 1);
-		put(&msg, 'm', x.fail.msg, strlen(x.fail.msg));
-		put_u64(&msg, 'x', 1);
+		put_u64(msg, 'f', 1);
+		put(msg, 'm', x.fail.msg, strlen(x.fail.msg));
+		put_u64(msg, 'x', 1);
 	} else {
-		put_u64(&msg, 'x', status == XR_NONE ? 1 : 0);
+		put_u64(msg, 'x', status == XR_NONE ? 1 : 0);
 	}
-	put(&msg, 'e', x.err.buf, x.err.len);
-	put_u64(&msg, 'r', x.bytes_read);
+	put(msg, 'e', x.err.buf, x.err.len);
+	put_u64(msg, 'r', x.bytes_read);
 	for (i = 0; i < pol->nfiles; i++)
 		if (x.read[i])
-			put_u64(&msg, 'i', i);
+			put_u64(msg, 'i', i);
 	{
 		char *u = ai_json_print(x.urls);
 
-		put(&msg, 'u', u, strlen(u));
+		put(msg, 'u', u, strlen(u));
 		free(u);
 	}
+	for (i = 0; i < pl->nstages; i++)
+		if (pl->stages[i].rt != NULL && runtimes[pl->stages[i].b->id].release != NULL)
+			runtimes[pl->stages[i].b->id].release(&pl->stages[i]);
+	free(x.in.own);
+	free(x.read);
+	cJSON_Delete(x.urls);
+	ai_buf_release(&x.err);
+	ai_buf_release(&x.files_in);
+}
+
+static void
+child(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, uint64_t size,
+    int wfd, int64_t deadline)
+{
+	struct ai_buf msg = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	close_others(pol, wfd);
+	x_sandbox(&pol->lim, pl->uses_net);
+	run_pipeline(pol, pl, start, size, deadline, &msg);
 	send_and_exit(wfd, &msg);
 }
 
@@ -696,38 +712,50 @@ x_execute(const struct x_policy *pol, const struct x_pipeline *pl, uint64_t star
 	memset(r, 0, sizeof(*r));
 	r->ran = 1;
 	r->start = start;
-	fflush(stdout);
-	fflush(stderr);
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		ai_err_set(&r->err, AI_EXIT_OSERR, "cannot make a pipe: %s", strerror(errno));
-		x_result_error(r, &r->err);
-		return -1;
-	}
-	pid = fork();
-	if (pid < 0) {
-		ai_err_set(&r->err, AI_EXIT_OSERR, "cannot fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		x_result_error(r, &r->err);
-		return -1;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(AI_EXIT_SOFTWARE);
-		/* the cast: the child owns its copy of the pipeline (compiled state goes in it) */
-		child(pol, (struct x_pipeline *)pl, start, size, fds[1], deadline);
-	}
-	close(fds[1]);
-	timed_out = collect(fds[0], &msg, deadline) == 1;
-	if (timed_out)
-		kill(pid, SIGKILL);
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
 	r->out = ai_xstrdup("");
-	rc = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? decode(&msg, r) : -1;
+	if (lone_cat(pl)) {
+		/*
+		 * A lone "cat FILE" reads one page at its offset and parses nothing
+		 * (no limit can be reached, no parser sees the data), so it needs no
+		 * child: it is the most frequent call, and a fork costs a millisecond.
+		 */
+		run_pipeline(pol, (struct x_pipeline *)pl, start, size, deadline, &msg);
+		timed_out = 0;
+		rc = decode(&msg, r);
+	} else {
+		fflush(stdout);
+		fflush(stderr);
+		if (pipe2(fds, O_CLOEXEC) < 0) {
+			ai_err_set(&r->err, AI_EXIT_OSERR, "cannot make a pipe: %s", strerror(errno));
+			x_result_error(r, &r->err);
+			return -1;
+		}
+		pid = fork();
+		if (pid < 0) {
+			ai_err_set(&r->err, AI_EXIT_OSERR, "cannot fork: %s", strerror(errno));
+			close(fds[0]);
+			close(fds[1]);
+			x_result_error(r, &r->err);
+			return -1;
+		}
+		if (pid == 0) {
+			close(fds[0]);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(AI_EXIT_SOFTWARE);
+			/* the child owns its copy of the pipeline (compiled state goes in it) */
+			child(pol, (struct x_pipeline *)pl, start, size, fds[1], deadline);
+		}
+		close(fds[1]);
+		timed_out = collect(fds[0], &msg, deadline) == 1;
+		if (timed_out)
+			kill(pid, SIGKILL);
+		close(fds[0]);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		rc = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? decode(&msg, r) :
+		    -1;
+	}
 	ai_buf_release(&msg);
 	r->duration_ms = ai_now_ms() - t0;
 	if (rc < 0) {

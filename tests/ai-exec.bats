@@ -537,3 +537,32 @@ now_ms() { date +%s%3N; }
 	[ "$status" -eq 77 ]
 	jq -e '.error == "curl: the response from '"'$MOCK_URL/img'"' looks binary: only text is read"' <<<"$output"
 }
+
+@test "valgrind: no error and no leak, in the server and in each child, also for jq, regexes, fetches and refusals" {
+	command -v valgrind >/dev/null || { echo "valgrind is needed (make deps)"; false; }
+	if ldd "$(command -v ai-exec)" | grep -q libasan; then
+		skip "an ASan build: ASan checks it instead"
+	fi
+	mock_script '{"routes":{"GET /docs/page":[{"body":"alpha\nbeta\n"}]}}'
+	{
+		call 1 'cat notes.md | grep -E "^(a|t)" | sort -r | uniq -c | nl'
+		call 2 'jq -c ".tags | map(ascii_upcase)" data.json' '{"idempotency":"k"}'
+		call 3 'jq -c ".tags | map(ascii_upcase)" data.json' '{"idempotency":"k"}'
+		call 4 'jq ".a + 1" stream.ndjson | cut -c 1-3 | tail -n 2'
+		call 5 'cat notes.md; id'
+		call 6 'jq ".name |" data.json'
+		call 7 'cat' '{"file":"notes.md","size":5}'
+		call 8 "curl $MOCK_URL/docs/page | wc -l"
+		echo 'not json'
+	} >in
+	run --separate-stderr valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		--error-exitcode=99 ai-exec --serve --audit audit.log --allow-url "$MOCK_URL/docs" \
+		--file notes.md --file data.json --file stream.ndjson <in
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 9 ]
+	[[ "$stderr" != *"=="* ]]
+	jq -e '.ok' <<<"${lines[0]}"
+	jq -e '.ok and .cache_hit' <<<"${lines[2]}"
+	jq -e '.ok and .stdout_text == "2\n"' <<<"${lines[7]}"
+}
