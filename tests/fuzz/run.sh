@@ -1,6 +1,7 @@
 #!/bin/sh
 # make fuzz: build each tests/fuzz/fuzz_*.c with libFuzzer, ASan and UBSan
 # (clang), then run each for SECONDS (default 60) over its seed corpus.
+# A target may add sources of a tool with a " * fuzz-sources: FILE..." line.
 # A crash or a failed invariant fails the run; the input is left in build/.
 set -eu
 
@@ -16,8 +17,10 @@ lib_src=$(ls lib/*.c)
 for t in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$t" .c)
 	echo "fuzz: building $name"
+	# a target may name the tool sources it needs on a " * fuzz-sources: ..." line
+	extra=$(sed -n 's/^ \* fuzz-sources: //p' "$t")
 	# shellcheck disable=SC2086
-	$CC $flags -o "$out/$name" "$t" $lib_src $libs
+	$CC $flags -o "$out/$name" "$t" $extra $lib_src $libs
 	corpus="$out/corpus-$name"
 	mkdir -p "$corpus"
 	seeds="tests/fuzz/seeds/${name#fuzz_}"
