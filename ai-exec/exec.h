@@ -43,6 +43,7 @@
 #define X_MAX_STDERR 16384   /* bytes of stderr_text */
 #define X_SNIFF 512          /* bytes looked at to tell text from binary */
 #define X_CHILD_NOMEM 99     /* the child's exit status when libjq runs out of memory */
+#define X_CHILD_FAULT 98     /* ... when it overflows its stack (or faults) */
 
 /* The name of an error's kind in a tool_result ("usage", "policy", ...). */
 const char *x_kind(int code);

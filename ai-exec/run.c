@@ -684,11 +684,12 @@ ended(const struct x_policy *pol, int status, int timed_out, struct ai_err *e)
 		ai_err_set(e, AI_EXIT_LIMIT,
 		    "the command used more than %llu s of CPU time (--max-cpu)",
 		    (unsigned long long)l->max_cpu);
-	} else if (WIFSIGNALED(status)) {
+	} else if (WIFSIGNALED(status) ||
+	    (WIFEXITED(status) && WEXITSTATUS(status) == X_CHILD_FAULT)) {
 		ai_err_set(e, AI_EXIT_LIMIT,
-		    "the command was stopped by %s: it probably ran out of memory or stack "
-		    "(--max-memory %llu)", signame(WTERMSIG(status)),
-		    (unsigned long long)(l->max_memory >> 20));
+		    "the command was stopped by %s: it probably ran out of stack or memory "
+		    "(--max-memory %llu)", WIFSIGNALED(status) ? signame(WTERMSIG(status)) :
+		    "a fault", (unsigned long long)(l->max_memory >> 20));
 	} else if (WIFEXITED(status) &&
 	    (WEXITSTATUS(status) == X_CHILD_NOMEM || WEXITSTATUS(status) == AI_EXIT_OSERR)) {
 		ai_err_set(e, AI_EXIT_LIMIT,

@@ -7,7 +7,8 @@
  *
  *  - resource limits: CPU seconds (SIGXCPU), address space (not under ASan,
  *    which reserves terabytes of shadow memory), no core dumps (they would
- *    hold file contents);
+ *    hold file contents); a stack overflow ends the child with a status of
+ *    its own;
  *  - an empty environment (API keys never reach jq, libcurl or a crash dump);
  *  - standard input and output on /dev/null (the record stream is the
  *    parent's);
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -41,6 +43,21 @@
 #if __has_feature(address_sanitizer)
 #define X_ASAN 1
 #endif
+#endif
+
+#ifdef X_ASAN
+/*
+ * Under ASan there is no RLIMIT_AS: a huge allocation returns NULL instead of
+ * ending the process with a report, so that it reaches libjq's out-of-memory
+ * handler and is reported as the memory limit, as in a normal build.
+ */
+const char *__asan_default_options(void);
+
+const char *
+__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
 #endif
 
 #if defined(__x86_64__)
@@ -150,6 +167,34 @@ install_filter(int allow_net)
 
 #endif
 
+/* A stack overflow (deep recursion in libjq on a deeply nested value) ends the child cleanly. */
+static void
+on_fault(int sig)
+{
+	(void)sig;
+	_exit(X_CHILD_FAULT);
+}
+
+static void
+catch_faults(void)
+{
+	static char altstack[64 * 1024];
+	stack_t ss;
+	struct sigaction sa;
+
+	ss.ss_sp = altstack;
+	ss.ss_size = sizeof(altstack);
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL) < 0)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fault;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGSEGV, &sa, NULL);
+	(void)sigaction(SIGBUS, &sa, NULL);
+}
+
 void
 x_sandbox(const struct x_limits *lim, int allow_net)
 {
@@ -166,6 +211,7 @@ x_sandbox(const struct x_limits *lim, int allow_net)
 	(void)setrlimit(RLIMIT_AS, &rl);
 #endif
 	signal(SIGXCPU, SIG_DFL);
+	catch_faults();
 	clearenv();
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {

@@ -34,18 +34,24 @@ EXEC_URLS=(--allow-url https://docs.example.com/api --allow-url http://127.0.0.1
 
 # exec_traced TRACE ai-exec ARGS...: run under strace, recording every system
 # call that names a path or touches the network, and every new process.
+# (LeakSanitizer cannot work under ptrace: an ASan build is traced without it.)
 exec_traced() {
 	local trace=$1
 	shift
-	strace -f -qq -o "$trace" \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -o "$trace" \
 		-e trace=%file,%network,clone,clone3,fork,vfork "$@"
 }
 
 # trace_paths TRACE: the paths the traced process named, one per line,
-# without those of the dynamic loader and the sanitizers.
+# without those of the dynamic loader (and of ASan's runtime, in an ASan build).
 trace_paths() {
+	local runtime='^$'
+	if ldd "$(command -v ai-exec)" | grep -q libasan; then
+		runtime='^/proc/self/(exe|cmdline|environ|maps)$|^'"$(command -v ai-exec)"'$'
+	fi
 	grep -v -E '^[0-9]+ +execve\(' "$1" | grep -o '"[^"]*"' | tr -d '"' | sort -u |
-		grep -v -E '^(/etc/ld\.so\.|/lib/|/lib64/|/usr/lib/|/proc/self/|/dev/null$|/sys/|$)' || true
+		grep -v -E '^(/etc/ld\.so\.|/lib/|/lib64/|/usr/lib/|/dev/null$|$)' |
+		grep -v -E "$runtime" || true
 }
 
 # trace_check TRACE: fail, saying why, when the traced ai-exec started a
