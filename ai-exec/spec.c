@@ -481,8 +481,8 @@ grep_check(struct x_stage *st, struct ai_err *e)
 		}
 	}
 	if (st->arg == NULL)
-		return ai_err_set(e, AI_EXIT_DATAERR, "%s: a PATTERN is needed (grep [-ivncFE] PATTERN [FILE]...)",
-		    st->label);
+		return ai_err_set(e, AI_EXIT_DATAERR,
+		    "%s: a PATTERN is needed (grep [-ivncFE] PATTERN [FILE]...)", st->label);
 	if (!o->fixed) {
 		const char *s;
 

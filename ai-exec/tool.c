@@ -26,24 +26,16 @@
 void
 x_json_text(struct ai_buf *out, const char *p, size_t n)
 {
-	static const char repl[] = "\xef\xbf\xbd";
-	size_t i = 0, run = 0;
-	uint32_t cp;
+	const char *nul;
 
-	while (i < n) {
-		unsigned char c = (unsigned char)p[i];
-		int l = c == 0 ? 0 : c < 0x80 ? 1 : ai_utf8_decode(p + i, n - i, &cp);
-
-		if (l > 0) {
-			i += (size_t)l;
-			continue;
-		}
-		ai_buf_add(out, p + run, i - run);
-		ai_buf_add(out, repl, 3);
-		i++;
-		run = i;
+	/* NUL is valid UTF-8 but not welcome in a string: the suite's readers refuse \u0000 */
+	while ((nul = memchr(p, '\0', n)) != NULL) {
+		ai_utf8_fix(out, p, (size_t)(nul - p));
+		ai_buf_adds(out, "\xef\xbf\xbd");
+		n -= (size_t)(nul - p) + 1;
+		p = nul + 1;
 	}
-	ai_buf_add(out, p + run, n - run);
+	ai_utf8_fix(out, p, n);
 }
 
 static void

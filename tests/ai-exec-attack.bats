@@ -36,13 +36,7 @@ tree_state() {
 	[ "$(mock_count)" -eq 0 ]
 }
 
-# call ID COMMAND [JSON-OBJECT-OF-MORE-ARGUMENTS]: one execute tool_call line.
-call() {
-	jq -cn --arg id "$1" --arg cmd "$2" --argjson more "${3:-{\}}" \
-		'{type:"tool_call",id:$id,name:"execute",arguments:({command:$cmd} + $more)}'
-}
 
-now_ms() { date +%s%3N; }
 
 # ---- command-language escapes that only argv or JSON can carry ----
 

@@ -17,18 +17,12 @@ setup() {
 	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy no_proxy NO_PROXY
 }
 
-# call ID COMMAND [JSON-OBJECT-OF-MORE-ARGUMENTS]: one execute tool_call line.
-call() {
-	jq -cn --arg id "$1" --arg cmd "$2" --argjson more "${3:-{\}}" \
-		'{type:"tool_call",id:$id,name:"execute",arguments:({command:$cmd} + $more)}'
-}
 
 # A file of N lines "line NNNNNN" (12 bytes each).
 numbered() {
 	awk -v n="$2" 'BEGIN { for (i = 1; i <= n; i++) printf "line %06d\n", i }' >"$1"
 }
 
-now_ms() { date +%s%3N; }
 
 # ---- the command line ----
 

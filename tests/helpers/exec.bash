@@ -24,6 +24,15 @@ exec_fixtures() {
 	printf 'secret: sk-should-never-be-read\n' >"$d/secret.txt"
 }
 
+# call ID COMMAND [JSON-OBJECT-OF-MORE-ARGUMENTS]: one execute tool_call line.
+call() {
+	jq -cn --arg id "$1" --arg cmd "$2" --argjson more "${3:-{\}}" \
+		'{type:"tool_call",id:$id,name:"execute",arguments:({command:$cmd} + $more)}'
+}
+
+# Milliseconds since the epoch, for "returned within" bounds.
+now_ms() { date +%s%3N; }
+
 # The --file arguments for every fixture but secret.txt.
 EXEC_FILES=(--file notes.md --file words.txt --file nums.txt --file data.tsv --file data.csv
 	--file data.json --file stream.ndjson --file noeol.txt --file utf8.txt --file empty.txt
