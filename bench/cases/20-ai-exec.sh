@@ -1,7 +1,8 @@
 # ai-exec cases: 10 MB pipelines against the same coreutils pipeline (run by
 # sh, with LC_ALL=C: ai-exec compares bytes as the C locale does), one page
 # of a 10 MB file against one page of a 10 kB file (paging seeks: the time
-# must not depend on the size), and start-up against cat.
+# must not depend on the size), and start-up against cat (a lone cat runs
+# without a child; the last case shows the start-up of one that forks).
 
 awk 'BEGIN { srand(42); for (i = 0; i < 400000; i++)
 	printf "%08d %s lorem ipsum dolor %d\n", int(rand() * 1e8), (i % 7 ? "alpha" : "beta"), i }' |
@@ -23,4 +24,9 @@ bench_case "ai-exec: one page of a 10 MB file" "same as 10 kB" -- \
 
 bench_case "ai-exec: start-up, cat a tiny file" "within 2 ms of cat" -- \
 	ai-exec --file "$TMP/tiny.txt" "cat $TMP/tiny.txt" -- \
+	"cat" cat "$TMP/tiny.txt"
+
+# The same through the sandboxed child (any command but a lone cat forks one).
+bench_case "ai-exec: start-up with the child" "within 2 ms of cat" -- \
+	ai-exec --file "$TMP/tiny.txt" "cat $TMP/tiny.txt | head -n 1" -- \
 	"cat" cat "$TMP/tiny.txt"
