@@ -267,6 +267,14 @@ x_policy_file(const struct x_policy *p, const char *path)
 
 	if (path[0] == '\0' || strlen(path) >= PATH_MAX)
 		return -1;
+	{
+		/* "x/", "x/." and "x/.." name directories, never a listed file (as in sh) */
+		const char *last = strrchr(path, '/');
+
+		last = last ? last + 1 : path;
+		if (*last == '\0' || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+			return -1;
+	}
 	n = normalize(p->cwd, path);
 	if (n == NULL)
 		return -1;
