@@ -227,7 +227,7 @@ push(struct x_word **v, size_t *nv, size_t *cap, char *s, size_t len, unsigned c
 
 /* The pipe structure: no empty stage, at most X_MAX_STAGES stages. */
 static int
-check_pipes(const char *s, const struct x_word *v, size_t nv, struct ai_err *e)
+check_pipes(const struct x_word *v, size_t nv, struct ai_err *e)
 {
 	size_t i, stages = 1;
 
@@ -247,7 +247,6 @@ check_pipes(const char *s, const struct x_word *v, size_t nv, struct ai_err *e)
 			    "column %u: no command between '|' and '|'", v[i + 1].col);
 		stages++;
 	}
-	(void)s;
 	if (stages > X_MAX_STAGES)
 		return ai_err_set(e, AI_EXIT_LIMIT,
 		    "the command has %zu stages; the limit is %d", stages, X_MAX_STAGES);
@@ -310,7 +309,7 @@ x_lex(const char *s, size_t n, struct x_word **words, size_t *nwords, struct ai_
 		push(&v, &nv, &cap, ai_xmemdup(w.buf, w.len), w.len, col, q);
 	}
 	ai_buf_release(&w);
-	if (check_pipes(s, v, nv, e) < 0) {
+	if (check_pipes(v, nv, e) < 0) {
 		x_words_free(v, nv);
 		return -1;
 	}
