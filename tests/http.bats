@@ -260,6 +260,9 @@ elapsed_ms() { echo "$1 $2" | awk '{ printf "%d", ($2 - $1) * 1000 }'; }
 }
 
 @test "a reader that goes away ends the process quietly, as coreutils do" {
+	# dripped, so that the writer is still writing when head has gone (undripped,
+	# the whole stream can fit in the pipe before head exits, and no EPIPE comes)
+	mock_script '{"routes":{"POST /api/chat":[{"file":"ollama/chat_stream.ndjson","drip_ms":100}]}}'
 	run bash -c "set -o pipefail; '$HTTP' --ndjson --post '{}' '$MOCK_URL/api/chat' | head -n 1"
 	[ "$status" -eq 141 ]
 	[ "${#lines[@]}" -eq 1 ]
