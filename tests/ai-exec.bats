@@ -345,7 +345,8 @@ numbered() {
 }
 
 @test "--serve: a reader that goes away ends the server quietly" {
-	for i in $(seq 1 200); do call "$i" 'wc -l notes.md'; done >in
+	# more output than a pipe holds, so that the EPIPE must come
+	for i in $(seq 1 2000); do call "$i" 'cat notes.md'; done >in
 	run bash -c "set -o pipefail; ai-exec --serve --file notes.md <in | head -n 1"
 	[ "$status" -eq 141 ]
 	[ "${#lines[@]}" -eq 1 ]
