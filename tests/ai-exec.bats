@@ -461,19 +461,22 @@ numbered() {
 }
 
 @test "a listed file that grows past --max-file or turns binary after start-up is refused when read" {
-	exec 4< <(printf '%s\n' "$(call 1 'wc -c notes.md')"; sleep 1; printf '%s\n' "$(call 2 'wc -c notes.md')"; sleep 1; printf '%s\n' "$(call 3 'wc -c notes.md')")
-	ai-exec --serve --max-file 200 --file notes.md <&4 >out &
-	pid=$!
-	sleep 0.5
+	coproc SRV { ai-exec --serve --max-file 200 --file notes.md 3>&-; }
+	pid=$SRV_PID
+	call 1 'wc -c notes.md' >&"${SRV[1]}"
+	read -r -t 10 r1 <&"${SRV[0]}"
 	head -c 300 /dev/zero | tr '\0' a >>notes.md
-	sleep 1
+	call 2 'wc -c notes.md' >&"${SRV[1]}"
+	read -r -t 10 r2 <&"${SRV[0]}"
 	printf '\0\0\0' | dd of=notes.md conv=notrunc status=none
 	truncate -s 100 notes.md
+	call 3 'wc -c notes.md' >&"${SRV[1]}"
+	read -r -t 10 r3 <&"${SRV[0]}"
+	exec {SRV[1]}>&-
 	wait "$pid"
-	[ "$(wc -l <out)" -eq 3 ]
-	sed -n 1p out | jq -e '.ok and .stdout_text == "78 notes.md\n"'
-	sed -n 2p out | jq -e '.error_kind == "limit" and .error == "wc: '"'notes.md'"' is now 378 bytes, larger than the limit of 200 bytes (--max-file)"'
-	sed -n 3p out | jq -e '.error_kind == "policy" and .error == "wc: '"'notes.md'"' now looks like a binary file: only text is read"'
+	jq -e '.ok and .stdout_text == "78 notes.md\n"' <<<"$r1"
+	jq -e '.error_kind == "limit" and .error == "wc: '"'notes.md'"' is now 378 bytes, larger than the limit of 200 bytes (--max-file)"' <<<"$r2"
+	jq -e '.error_kind == "policy" and .error == "wc: '"'notes.md'"' now looks like a binary file: only text is read"' <<<"$r3"
 }
 
 # ---- curl against the mock ----
