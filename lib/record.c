@@ -108,6 +108,38 @@ ai_reader_next(struct ai_reader *r, const char **line, size_t *len, struct ai_er
 }
 
 int
+ai_reader_skip_line(struct ai_reader *r, struct ai_err *e)
+{
+	int dropped = 0;
+
+	for (;;) {
+		char *start = r->in.buf + r->off;
+		size_t avail = r->in.len - r->off;
+		char *lf = memchr(start, '\n', avail);
+
+		if (lf != NULL) {
+			r->off += (size_t)(lf - start) + 1;
+			r->scanned = 0;
+			r->lineno++;
+			return 1;
+		}
+		/* everything buffered belongs to the line: forget it */
+		if (avail > 0)
+			dropped = 1;
+		r->in.len = r->off;
+		r->in.buf[r->in.len] = '\0';
+		r->scanned = 0;
+		if (r->eof) {
+			if (dropped)
+				r->lineno++;
+			return dropped;
+		}
+		if (fill(r, e) < 0)
+			return -1;
+	}
+}
+
+int
 ai_line_is_blank(const char *s, size_t n)
 {
 	size_t i;

@@ -39,6 +39,13 @@ void ai_reader_release(struct ai_reader *r);
  * long, read error, timeout).  A last line without LF is still a line.
  */
 int ai_reader_next(struct ai_reader *r, const char **line, size_t *len, struct ai_err *e);
+/*
+ * After ai_reader_next failed on a line longer than the cap, drop the rest of
+ * that line so that a reader which answers every line (a server) can go on
+ * with the next one.  Returns 1 when the line was dropped (it counts in
+ * lineno), 0 at end of input, -1 on a read error or timeout.
+ */
+int ai_reader_skip_line(struct ai_reader *r, struct ai_err *e);
 
 /* A whitespace-only line carries nothing; readers of streams skip it. */
 int ai_line_is_blank(const char *s, size_t n);

@@ -1,6 +1,7 @@
 /*
  * libFuzzer target: ai-search's snippet cleaner and date normalizer
- * (ai-search/clean.c, compiled in here because run.sh links lib/ only).
+ * (ai-search/clean.c).
+ * fuzz-sources: ai-search/clean.c
  * The cleaner's output is valid UTF-8 without control characters, with no
  * white space at either end or twice in a row, and at most 3 bytes per input
  * byte; a normalized date normalizes to itself.
@@ -9,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ai-search/clean.c"
+#include "../../ai-search/clean.h"
+#include "text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

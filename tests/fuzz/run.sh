@@ -16,14 +16,15 @@ lib_src=$(ls lib/*.c)
 for t in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$t" .c)
 	echo "fuzz: building $name"
-	# a target named fuzz_TOOL_*.c also gets ai-TOOL's sources (all but main.c)
-	tool_src=""
+	# a target names the tool sources it needs on a " * fuzz-sources: ..." line;
+	# without one, a target named fuzz_TOOL_*.c gets ai-TOOL's sources but main.c
+	extra=$(sed -n 's/^ \* fuzz-sources: //p' "$t")
 	tool=$(echo "$name" | sed -n 's/^fuzz_\([a-z]*\)_.*/ai-\1/p')
-	if [ -n "$tool" ] && [ -d "$tool" ]; then
-		tool_src=$(ls "$tool"/*.c | grep -v '/main\.c$')
+	if [ -z "$extra" ] && [ -n "$tool" ] && [ -d "$tool" ]; then
+		extra=$(ls "$tool"/*.c | grep -v '/main\.c$')
 	fi
 	# shellcheck disable=SC2086
-	$CC $flags -o "$out/$name" "$t" $lib_src $tool_src $libs
+	$CC $flags -o "$out/$name" "$t" $extra $lib_src $libs
 	corpus="$out/corpus-$name"
 	mkdir -p "$corpus"
 	seeds="tests/fuzz/seeds/${name#fuzz_}"

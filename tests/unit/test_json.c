@@ -1,5 +1,6 @@
 /* Unit tests: json.h (the strict checker, table-driven) and record.h. */
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -233,8 +234,57 @@ test_reader(void)
 	CHECK_INT(ai_line_is_blank(line, len), 1);
 	CHECK_INT(ai_reader_next(&r, &line, &len, &e), -1);
 	CHECK_STR(e.msg, "test: line 4 is longer than the limit of 8 bytes");
+	/* a server drops the long line and goes on with the next */
+	CHECK_INT(ai_reader_skip_line(&r, &e), 1);
+	CHECK_INT(r.lineno, 4);
+	CHECK_INT(ai_reader_next(&r, &line, &len, &e), 1);
+	CHECK(len == 4 && memcmp(line, "last", 4) == 0);
+	CHECK_INT(r.lineno, 5);
+	CHECK_INT(ai_reader_next(&r, &line, &len, &e), 0);
 	ai_reader_release(&r);
 	close(p[0]);
+
+	/* a long line spread over many reads, then one more line */
+	{
+		struct ai_buf big = AI_BUF_INIT(AI_BUF_NOLIMIT);
+		pid_t pid;
+		int i;
+
+		for (i = 0; i < 300000; i++)
+			ai_buf_addc(&big, 'x');
+		ai_buf_adds(&big, "\nok\n");
+		CHECK_INT(pipe(p), 0);
+		pid = fork();
+		if (pid == 0) {
+			close(p[0]);
+			(void)!write(p[1], big.buf, big.len);
+			_exit(0);
+		}
+		close(p[1]);
+		ai_reader_init(&r, p[0], 1000, "big");
+		CHECK_INT(ai_reader_next(&r, &line, &len, &e), -1);
+		CHECK_INT(ai_reader_skip_line(&r, &e), 1);
+		CHECK_INT(ai_reader_next(&r, &line, &len, &e), 1);
+		CHECK(len == 2 && memcmp(line, "ok", 2) == 0);
+		CHECK_INT(r.lineno, 2);
+		CHECK_INT(ai_reader_next(&r, &line, &len, &e), 0);
+		/* a long last line without LF: dropped, then the end */
+		ai_reader_release(&r);
+		close(p[0]);
+		waitpid(pid, NULL, 0);
+		ai_buf_truncate(&big, 5000);
+		CHECK_INT(pipe(p), 0);
+		CHECK_INT(write(p[1], big.buf, big.len), 5000);
+		close(p[1]);
+		ai_reader_init(&r, p[0], 1000, "tail");
+		CHECK_INT(ai_reader_next(&r, &line, &len, &e), -1);
+		CHECK_INT(ai_reader_skip_line(&r, &e), 1);
+		CHECK_INT(ai_reader_next(&r, &line, &len, &e), 0);
+		CHECK_INT(ai_reader_skip_line(&r, &e), 0);
+		ai_reader_release(&r);
+		close(p[0]);
+		ai_buf_release(&big);
+	}
 
 	/* the last line without LF, and a timeout */
 	CHECK_INT(pipe(p), 0);

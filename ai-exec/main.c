@@ -1,0 +1,221 @@
+/*
+ * ai-exec: run a safe, read-only command language over the files and URLs
+ * it is given: one command from the command line, or tool calls from
+ * standard input with --serve.  See ai-exec(1) and exec.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "io.h"
+#include "msg.h"
+#include "opt.h"
+#include "record.h"
+#include "text.h"
+#include "util.h"
+#include "banned.h"
+
+#define MIB ((uint64_t)1 << 20)
+
+/* The page on standard output: raw into a pipe, sanitized on a terminal. */
+static int
+print_page(const struct x_result *r, struct ai_err *e)
+{
+	if (r->out_len == 0)
+		return 0;
+	if (isatty(STDOUT_FILENO)) {
+		struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+		int rc;
+
+		ai_term_sanitize(&b, r->out, r->out_len);
+		rc = ai_out_write(stdout, b.buf, b.len, e);
+		ai_buf_release(&b);
+		return rc;
+	}
+	return ai_out_write(stdout, r->out, r->out_len, e);
+}
+
+/* The stderr text, line by line, as diagnostics. */
+static void
+print_stderr(const struct x_result *r)
+{
+	const char *p = r->errtext, *end = r->errtext + r->errtext_len;
+
+	while (p != NULL && p < end) {
+		const char *lf = memchr(p, '\n', (size_t)(end - p));
+		size_t n = lf ? (size_t)(lf - p) : (size_t)(end - p);
+
+		ai_error("%.*s", (int)n, p);
+		p += n + 1;
+	}
+}
+
+static int
+one_command(struct x_ctx *c, const char *command, uint64_t start, uint64_t size,
+    const char *reason, int json, struct ai_err *e)
+{
+	struct x_call call;
+	struct x_result r;
+	int code;
+
+	memset(&call, 0, sizeof(call));
+	call.command = command;
+	call.command_len = strlen(command);
+	call.start = start;
+	call.size = size;
+	call.reason = reason;
+	if (x_tool_execute(c, &call, &r, e) < 0) {
+		x_result_free(&r);
+		return -1;
+	}
+	code = r.exit_code;
+	if (json) {
+		cJSON *rec = x_result_record(NULL, "execute", &r);
+
+		if (ai_record_write(stdout, rec, e) < 0)
+			code = -1;
+		cJSON_Delete(rec);
+	} else if (print_page(&r, e) < 0) {
+		code = -1;
+	}
+	if (code >= 0 && !r.ok)
+		print_stderr(&r);
+	if (code >= 0 && r.more && !json)
+		ai_error("the output is %llu bytes; this is bytes %llu to %llu: --start %llu shows "
+		    "more", (unsigned long long)r.total, (unsigned long long)r.start,
+		    (unsigned long long)r.next, (unsigned long long)r.next);
+	x_result_free(&r);
+	return code;
+}
+
+static int
+run(int argc, char **argv, struct ai_err *e)
+{
+	static const char *const synopsis[] = {
+		"ai-exec [-jv] [--file PATH]... [--allow-url PREFIX]... [--audit FILE] "
+		"[--start N] [--size N] [--reason TEXT] [LIMITS] COMMAND",
+		"ai-exec --serve [-v] [--file PATH]... [--allow-url PREFIX]... [--audit FILE] [LIMITS]",
+		NULL
+	};
+	struct ai_strlist files = { NULL, 0 }, urls = { NULL, 0 };
+	const char *audit = NULL, *reason = NULL;
+	int json = 0, serve = 0, verbose = 0, start_given = 0, size_given = 0, exitcode, nops, rc;
+	uint64_t start = 0, size = 4096, max_size = 4096, max_file = 10 * MIB, max_read = 64 * MIB,
+	    max_output = 64 * MIB, max_memory = 512, max_cpu = 5, cache = 64;
+	double timeout = 30;
+	const struct ai_option options[] = {
+		{ .type = AI_OPT_LIST, .long_name = "file", .value = &files, .arg = "PATH",
+		  .help = "a file commands may read (repeatable)" },
+		{ .type = AI_OPT_LIST, .long_name = "allow-url", .value = &urls, .arg = "PREFIX",
+		  .help = "a URL prefix curl may fetch (repeatable)" },
+		{ .type = AI_OPT_STR, .long_name = "audit", .value = &audit, .arg = "FILE",
+		  .help = "append one JSON line per execution to FILE" },
+		{ .type = AI_OPT_FLAG, .long_name = "serve", .value = &serve,
+		  .help = "answer tool_call records from standard input" },
+		{ .type = AI_OPT_U64, .long_name = "start", .value = &start, .arg = "N",
+		  .max = (uint64_t)1 << 53, .given = &start_given,
+		  .help = "first byte of the output to show (default 0)" },
+		{ .type = AI_OPT_U64, .long_name = "size", .value = &size, .arg = "N", .min = 1,
+		  .max = (uint64_t)1 << 53, .given = &size_given,
+		  .help = "bytes of output to show (default 4096)" },
+		{ .type = AI_OPT_STR, .long_name = "reason", .value = &reason, .arg = "TEXT",
+		  .help = "why, for the audit log" },
+		{ .type = AI_OPT_U64, .long_name = "max-size", .value = &max_size, .arg = "N",
+		  .min = 1, .max = 16 * MIB, .help = "largest page a call may ask for (4096)" },
+		{ .type = AI_OPT_U64, .long_name = "max-file", .value = &max_file, .arg = "N",
+		  .min = 1, .max = 1024 * MIB, .help = "bytes per file or fetched body (10 MiB)" },
+		{ .type = AI_OPT_U64, .long_name = "max-read", .value = &max_read, .arg = "N",
+		  .min = 1, .max = 4096 * MIB, .help = "bytes one command may read (64 MiB)" },
+		{ .type = AI_OPT_U64, .long_name = "max-output", .value = &max_output, .arg = "N",
+		  .min = 1, .max = 4096 * MIB, .help = "bytes one stage may produce (64 MiB)" },
+		{ .type = AI_OPT_U64, .long_name = "max-memory", .value = &max_memory, .arg = "MIB",
+		  .min = 64, .max = 1 << 20, .help = "memory of one command, MiB (512)" },
+		{ .type = AI_OPT_U64, .long_name = "max-cpu", .value = &max_cpu, .arg = "SECONDS",
+		  .min = 1, .max = 86400, .help = "CPU time of one command (5)" },
+		{ .type = AI_OPT_DOUBLE, .long_name = "timeout", .value = &timeout, .arg = "SECONDS",
+		  .dmin = 0.1, .dmax = 86400, .help = "wall-clock time of one command (30)" },
+		{ .type = AI_OPT_U64, .long_name = "cache", .value = &cache, .arg = "N",
+		  .max = 100000, .help = "entries in the idempotency cache (64)" },
+		AI_OPTION_JSON(&json),
+		AI_OPTION_VERBOSE(&verbose),
+		AI_OPTION_HELP,
+		AI_OPTION_VERSION,
+		AI_OPTION_END
+	};
+	const struct ai_command cmd = { synopsis,
+		"Run a safe, read-only command language over the files and URLs given.",
+		options, 0 };
+	struct x_ctx c;
+	char **ops;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	c.audit.fd = -1;
+	if (ai_opt_run(&cmd, argc, argv, &nops, &ops, &exitcode)) {
+		ai_strlist_free(&files);
+		ai_strlist_free(&urls);
+		return exitcode;
+	}
+	if (!size_given && size > max_size)
+		size = max_size;
+	if (serve && nops > 0)
+		ai_err_set(e, AI_EXIT_USAGE, "--serve reads tool calls from standard input: no COMMAND");
+	else if (serve && (json || start_given || size_given || reason != NULL))
+		ai_err_set(e, AI_EXIT_USAGE,
+		    "--json, --start, --size and --reason go with one COMMAND, not --serve");
+	else if (!serve && nops == 0)
+		ai_err_set(e, AI_EXIT_USAGE, "a COMMAND is needed (or --serve)");
+	else if (!serve && nops > 1)
+		ai_err_set(e, AI_EXIT_USAGE,
+		    "the COMMAND is one argument: quote it (ai-exec --file F 'cat F | head')");
+	else if (size > max_size)
+		ai_err_set(e, AI_EXIT_USAGE, "--size %llu is larger than --max-size %llu",
+		    (unsigned long long)size, (unsigned long long)max_size);
+	if (e->code) {
+		ai_opt_usage_error(e);
+		ai_strlist_free(&files);
+		ai_strlist_free(&urls);
+		return AI_EXIT_USAGE;
+	}
+	x_policy_init(&c.pol);
+	c.verbose = verbose;
+	c.pol.lim.max_size = max_size;
+	c.pol.lim.max_file = max_file;
+	c.pol.lim.max_read = max_read;
+	c.pol.lim.max_output = max_output;
+	c.pol.lim.max_memory = max_memory * MIB;
+	c.pol.lim.max_cpu = max_cpu;
+	c.pol.lim.timeout_ms = (uint64_t)(timeout * 1000);
+	c.pol.lim.cache = cache;
+	rc = 0;
+	for (i = 0; i < files.n && rc == 0; i++)
+		rc = x_policy_add_file(&c.pol, files.v[i], e);
+	for (i = 0; i < urls.n && rc == 0; i++)
+		rc = x_policy_add_url(&c.pol, urls.v[i], e);
+	if (rc == 0)
+		rc = x_audit_open(&c.audit, audit, e);
+	ai_strlist_free(&files);
+	ai_strlist_free(&urls);
+	if (rc < 0) {
+		x_ctx_free(&c);
+		return -1;
+	}
+	x_policy_seal(&c.pol);
+	if (serve)
+		rc = x_serve(&c, STDIN_FILENO, e) < 0 ? -1 : AI_EXIT_OK;
+	else
+		rc = one_command(&c, ops[0], start, size, reason, json, e);
+	x_ctx_free(&c);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ai_err e = AI_ERR_INIT;
+
+	ai_init(argv[0]);
+	return ai_finish(run(argc, argv, &e), &e);
+}

@@ -1,0 +1,778 @@
+/*
+ * run.c: executing a checked pipeline.
+ *
+ * Every execution happens in a forked child (the parent keeps the cache,
+ * the audit log and the record stream out of its reach).  The child puts on
+ * its limits and system-call filter (sandbox.c), compiles what needs
+ * compiling (regular expressions, jq programs), then runs the stages one
+ * after the other over in-memory data: each stage reads its FILEs or the
+ * previous stage's output and produces the next.  It pages the final output
+ * itself and sends back only the page, the exact total, the stderr text and
+ * what was read, over a pipe.  A runaway filter, a memory bomb or a crash
+ * ends the child, not the server: the parent turns how the child ended into
+ * an error that names the limit.
+ *
+ * A lone "cat FILE" is paged by seeking, without reading the whole file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "json.h"
+#include "text.h"
+#include "util.h"
+#include "banned.h"
+
+struct runtime {
+	int (*prepare)(struct x_stage *, struct x_run *, struct ai_err *);
+	int (*run)(struct x_stage *, struct x_run *);
+	void (*release)(struct x_stage *);
+};
+
+static const struct runtime runtimes[XB_COUNT] = {
+	[XB_CAT] = { NULL, x_run_cat, NULL },
+	[XB_NL] = { NULL, x_run_nl, NULL },
+	[XB_HEAD] = { NULL, x_run_head, NULL },
+	[XB_TAIL] = { NULL, x_run_tail, NULL },
+	[XB_WC] = { NULL, x_run_wc, NULL },
+	[XB_SORT] = { NULL, x_run_sort, NULL },
+	[XB_UNIQ] = { NULL, x_run_uniq, NULL },
+	[XB_CUT] = { NULL, x_run_cut, NULL },
+	[XB_GREP] = { x_prepare_grep, x_run_grep, x_release_grep },
+	[XB_JQ] = { x_prepare_jq, x_run_jq, x_release_jq },
+	[XB_CURL] = { NULL, x_run_curl, NULL },
+};
+
+const char *
+x_kind(int code)
+{
+	switch (code) {
+	case AI_EXIT_USAGE:
+	case AI_EXIT_DATAERR:
+		return "usage";
+	case AI_EXIT_POLICY:
+		return "policy";
+	case AI_EXIT_LIMIT:
+		return "limit";
+	case AI_EXIT_TEMPFAIL:
+		return "timeout";
+	case AI_EXIT_UNAVAILABLE:
+		return "unavailable";
+	default:
+		return "execution";
+	}
+}
+
+int
+x_next_line(const char *p, size_t n, size_t *off, const char **line, size_t *len)
+{
+	const char *s, *lf;
+
+	if (*off >= n)
+		return 0;
+	s = p + *off;
+	lf = memchr(s, '\n', n - *off);
+	*line = s;
+	*len = lf ? (size_t)(lf - s) : n - *off;
+	*off += *len + (lf ? 1 : 0);
+	return 1;
+}
+
+/* ---- stage helpers ---- */
+
+int
+x_abort(struct x_run *x, const struct x_stage *st, int code, const char *fmt, ...)
+{
+	char msg[AI_ERR_MSG_MAX];
+	va_list ap;
+
+	if (x->abort.code)
+		return XR_ABORT;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (st != NULL)
+		ai_err_set(&x->abort, code, "%s: %s", st->label, msg);
+	else
+		ai_err_set(&x->abort, code, "%s", msg);
+	return XR_ABORT;
+}
+
+int
+x_fail(struct x_run *x, const struct x_stage *st, const char *fmt, ...)
+{
+	char msg[AI_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!x->failed)
+		ai_err_set(&x->fail, AI_EXIT_FAIL, "%s: %s", st->label, msg);
+	x->failed = 1;
+	if (x->err.len < X_MAX_STDERR)
+		ai_buf_addf(&x->err, "%s: %s\n", st->label, msg);
+	return XR_FAIL;
+}
+
+static int
+too_much(struct x_run *x, const struct x_stage *st)
+{
+	return x_abort(x, st, AI_EXIT_LIMIT,
+	    "the output is larger than the limit of %llu bytes (--max-output)",
+	    (unsigned long long)x->pol->lim.max_output);
+}
+
+int
+x_emit(struct x_run *x, const struct x_stage *st, const void *p, size_t n)
+{
+	if (ai_buf_add(&x->out, p, n) < 0)
+		return too_much(x, st);
+	return 0;
+}
+
+int
+x_emitf(struct x_run *x, const struct x_stage *st, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return 0;
+	return x_emit(x, st, tmp, (size_t)k < sizeof(tmp) ? (size_t)k : sizeof(tmp) - 1);
+}
+
+/* Count bytes read against --max-read. */
+static int
+count_read(struct x_run *x, const struct x_stage *st, size_t n)
+{
+	x->bytes_read += n;
+	if (x->bytes_read > x->pol->lim.max_read)
+		return x_abort(x, st, AI_EXIT_LIMIT,
+		    "the command read more than the limit of %llu bytes (--max-read)",
+		    (unsigned long long)x->pol->lim.max_read);
+	return 0;
+}
+
+int
+x_read_file(struct x_run *x, const struct x_stage *st, int idx, struct ai_buf *dst)
+{
+	const struct x_file *f = &x->pol->files[idx];
+	uint64_t max = x->pol->lim.max_file, got = 0;
+	struct stat sb;
+
+	x->read[idx] = 1;
+	if (fstat(f->fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return x_abort(x, st, AI_EXIT_POLICY, "'%s' is no longer a regular file", f->name);
+	if ((uint64_t)sb.st_size > max)
+		return x_abort(x, st, AI_EXIT_LIMIT,
+		    "'%s' is now %lld bytes, larger than the limit of %llu bytes (--max-file)",
+		    f->name, (long long)sb.st_size, (unsigned long long)max);
+	for (;;) {
+		size_t room = 1 << 20;
+		ssize_t r;
+
+		if (ai_buf_grow(dst, room) < 0) {
+			room = dst->max - dst->len;
+			if (room == 0 || ai_buf_grow(dst, room) < 0)
+				return too_much(x, st);
+		}
+		do
+			r = pread(f->fd, dst->buf + dst->len, room, (off_t)got);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return x_abort(x, st, AI_EXIT_FAIL, "cannot read '%s': %s", f->name,
+			    strerror(errno));
+		if (r == 0)
+			break;
+		if (got == 0 && x_looks_binary(dst->buf + dst->len, (size_t)r))
+			return x_abort(x, st, AI_EXIT_POLICY,
+			    "'%s' now looks like a binary file: only text is read", f->name);
+		got += (uint64_t)r;
+		dst->len += (size_t)r;
+		dst->buf[dst->len] = '\0';
+		if (count_read(x, st, (size_t)r) < 0)
+			return XR_ABORT;
+		if (got > max)
+			return x_abort(x, st, AI_EXIT_LIMIT,
+			    "'%s' grew larger than the limit of %llu bytes (--max-file)", f->name,
+			    (unsigned long long)max);
+	}
+	return 0;
+}
+
+int
+x_input(struct x_run *x, struct x_stage *st, const char **p, size_t *n)
+{
+	size_t i;
+
+	if (st->nfiles == 0) {
+		*p = x->in.p;
+		*n = x->in.n;
+		return 0;
+	}
+	ai_buf_reset(&x->files_in);
+	for (i = 0; i < st->nfiles; i++)
+		if (x_read_file(x, st, st->files[i], &x->files_in) < 0)
+			return XR_ABORT;
+	*p = x->files_in.buf;
+	*n = x->files_in.len;
+	return 0;
+}
+
+/* ---- the child ---- */
+
+/* The message to the parent: tagged fields, each a tag byte and a length. */
+static void
+put(struct ai_buf *b, char tag, const void *p, uint64_t n)
+{
+	ai_buf_addc(b, tag);
+	ai_buf_add(b, &n, sizeof(n));
+	ai_buf_add(b, p, (size_t)n);
+}
+
+static void
+put_u64(struct ai_buf *b, char tag, uint64_t v)
+{
+	put(b, tag, &v, sizeof(v));
+}
+
+static void
+send_and_exit(int fd, struct ai_buf *msg)
+{
+	size_t off = 0;
+
+	while (off < msg->len) {
+		ssize_t w = write(fd, msg->buf + off, msg->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(AI_EXIT_IOERR);
+		off += (size_t)w;
+	}
+	_exit(0);
+}
+
+/* Page data[start..) to at most size bytes, cut on a character boundary. */
+static void
+page(struct ai_buf *msg, const char *p, size_t total, uint64_t start, uint64_t size)
+{
+	size_t cut = 0;
+
+	put_u64(msg, 't', total);
+	if (start < total) {
+		size_t rest = total - (size_t)start, max = size < rest ? (size_t)size : rest;
+
+		cut = ai_utf8_cut(p + start, rest, max);
+		if (cut == 0)
+			cut = max; /* a page smaller than one character: cut the bytes */
+		put(msg, 'p', p + start, cut);
+		if (start + cut < total)
+			put_u64(msg, 'n', start + cut);
+	}
+}
+
+/* A lone "cat FILE": the page is read at its offset, the size taken from fstat. */
+static void
+seek_page(struct x_run *x, struct x_stage *st, uint64_t start, uint64_t size, struct ai_buf *msg)
+{
+	const struct x_file *f = &x->pol->files[st->files[0]];
+	char head[X_SNIFF], *buf;
+	struct stat sb;
+	ssize_t r;
+	size_t want, got = 0;
+	uint64_t total;
+
+	x->read[st->files[0]] = 1;
+	if (fstat(f->fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		x_abort(x, st, AI_EXIT_POLICY, "'%s' is no longer a regular file", f->name);
+		return;
+	}
+	if ((uint64_t)sb.st_size > x->pol->lim.max_file) {
+		x_abort(x, st, AI_EXIT_LIMIT,
+		    "'%s' is now %lld bytes, larger than the limit of %llu bytes (--max-file)",
+		    f->name, (long long)sb.st_size, (unsigned long long)x->pol->lim.max_file);
+		return;
+	}
+	do
+		r = pread(f->fd, head, sizeof(head), 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0 || count_read(x, st, (size_t)r) < 0) {
+		if (r < 0)
+			x_abort(x, st, AI_EXIT_FAIL, "cannot read '%s': %s", f->name, strerror(errno));
+		return;
+	}
+	if (x_looks_binary(head, (size_t)r)) {
+		x_abort(x, st, AI_EXIT_POLICY, "'%s' now looks like a binary file: only text is read",
+		    f->name);
+		return;
+	}
+	total = (uint64_t)sb.st_size;
+	if (start >= total) {
+		put_u64(msg, 't', total);
+		return;
+	}
+	/* one byte more than the page, to see whether the cut falls inside a character */
+	want = (size_t)(size + 1 < total - start ? size + 1 : total - start);
+	buf = ai_xmalloc(want + 1);
+	while (got < want) {
+		do
+			r = pread(f->fd, buf + got, want - got, (off_t)(start + got));
+		while (r < 0 && errno == EINTR);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (count_read(x, st, got) == 0) {
+		if (got < want)
+			total = start + got; /* the file shrank meanwhile */
+		/* page() looks at p[start..total): give it the window as if at offset 0 */
+		{
+			size_t max = size < got ? (size_t)size : got, cut = ai_utf8_cut(buf, got, max);
+
+			if (cut == 0)
+				cut = max;
+			put_u64(msg, 't', total);
+			put(msg, 'p', buf, cut);
+			if (start + cut < total)
+				put_u64(msg, 'n', start + cut);
+		}
+	}
+	free(buf);
+}
+
+static int
+lone_cat(const struct x_pipeline *pl)
+{
+	const struct x_stage *st = &pl->stages[0];
+
+	return pl->nstages == 1 && st->b->id == XB_CAT && st->nfiles == 1 &&
+	    !((const struct x_opts_cat *)st->priv)->number;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Close every descriptor above 2 but the listed files' and keep (the audit
+ * log, the server's other descriptors: none of them is the child's
+ * business), with close_range(2) over the gaps.
+ */
+static void
+close_others(const struct x_policy *pol, int keep)
+{
+	int *k = ai_xmalloc((pol->nfiles + 2) * sizeof(*k)), lo = 3;
+	size_t n = 0, i;
+
+	k[n++] = keep;
+	for (i = 0; i < pol->nfiles; i++)
+		if (pol->files[i].fd >= 0)
+			k[n++] = pol->files[i].fd;
+	qsort(k, n, sizeof(*k), cmp_int);
+	for (i = 0; i < n; i++) {
+		if (k[i] > lo && close_range((unsigned)lo, (unsigned)k[i] - 1, 0) < 0) {
+			int fd;
+
+			for (fd = lo; fd < k[i]; fd++)
+				(void)close(fd);
+		}
+		if (k[i] + 1 > lo)
+			lo = k[i] + 1;
+	}
+	if (close_range((unsigned)lo, ~0u, 0) < 0) {
+		long max = sysconf(_SC_OPEN_MAX);
+		int fd;
+
+		for (fd = lo; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+			(void)close(fd);
+	}
+	free(k);
+}
+
+/*
+ * Run the pipeline and write the message for the parent into msg: the page
+ * and total, or why it stopped; the failures; what was read and fetched.
+ */
+static void
+run_pipeline(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, uint64_t size,
+    int64_t deadline, struct ai_buf *msg)
+{
+	struct x_run x;
+	int status = XR_OK;
+	size_t i;
+
+	memset(&x, 0, sizeof(x));
+	x.pol = pol;
+	x.pl = pl;
+	x.deadline_ms = deadline;
+	ai_buf_init(&x.err, X_MAX_STDERR + 1024);
+	ai_buf_init(&x.files_in, pol->lim.max_output);
+	x.read = ai_xcalloc(pol->nfiles + 1, 1);
+	x.urls = cJSON_CreateArray();
+	x.in.p = "";
+	for (i = 0; i < pl->nstages && !x.abort.code; i++) {
+		struct x_stage *st = &pl->stages[i];
+		const struct runtime *rt = &runtimes[st->b->id];
+		struct ai_err e = AI_ERR_INIT;
+
+		if (rt->prepare != NULL && rt->prepare(st, &x, &e) < 0)
+			x.abort = e;
+	}
+	if (!x.abort.code && lone_cat(pl)) {
+		seek_page(&x, &pl->stages[0], start, size, msg);
+	} else if (!x.abort.code) {
+		for (i = 0; i < pl->nstages; i++) {
+			struct x_stage *st = &pl->stages[i];
+
+			ai_buf_init(&x.out, pol->lim.max_output);
+			status = runtimes[st->b->id].run(st, &x);
+			free(x.in.own);
+			x.in.own = ai_buf_detach(&x.out, &x.in.n);
+			x.in.p = x.in.own;
+			if (status == XR_ABORT || x.abort.code)
+				break;
+		}
+		if (!x.abort.code)
+			page(msg, x.in.p, x.in.n, start, size);
+	}
+	/* status: abort ('a'), else failure ('f') and the exit code */
+	if (x.abort.code) {
+		ai_buf_reset(msg);
+		put_u64(msg, 'a', (uint64_t)x.abort.code);
+		put(msg, 'm', x.abort.msg, strlen(x.abort.msg));
+	} else if (x.failed) {
+		put_u64(msg, 'f', 1);
+		put(msg, 'm', x.fail.msg, strlen(x.fail.msg));
+		put_u64(msg, 'x', 1);
+	} else {
+		put_u64(msg, 'x', status == XR_NONE ? 1 : 0);
+	}
+	put(msg, 'e', x.err.buf, x.err.len);
+	put_u64(msg, 'r', x.bytes_read);
+	for (i = 0; i < pol->nfiles; i++)
+		if (x.read[i])
+			put_u64(msg, 'i', i);
+	{
+		char *u = ai_json_print(x.urls);
+
+		put(msg, 'u', u, strlen(u));
+		free(u);
+	}
+	for (i = 0; i < pl->nstages; i++)
+		if (pl->stages[i].rt != NULL && runtimes[pl->stages[i].b->id].release != NULL)
+			runtimes[pl->stages[i].b->id].release(&pl->stages[i]);
+	free(x.in.own);
+	free(x.read);
+	cJSON_Delete(x.urls);
+	ai_buf_release(&x.err);
+	ai_buf_release(&x.files_in);
+}
+
+static void
+child(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, uint64_t size,
+    int wfd, int64_t deadline)
+{
+	struct ai_buf msg = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	close_others(pol, wfd);
+	x_sandbox(&pol->lim, pl->uses_net);
+	run_pipeline(pol, pl, start, size, deadline, &msg);
+	send_and_exit(wfd, &msg);
+}
+
+/* ---- the parent ---- */
+
+void
+x_result_free(struct x_result *r)
+{
+	free(r->out);
+	free(r->errtext);
+	free(r->files);
+	cJSON_Delete(r->urls);
+	memset(r, 0, sizeof(*r));
+}
+
+void
+x_result_copy(struct x_result *dst, const struct x_result *src)
+{
+	*dst = *src;
+	dst->out = ai_xmemdup(src->out ? src->out : "", src->out_len);
+	dst->errtext = ai_xmemdup(src->errtext ? src->errtext : "", src->errtext_len);
+	dst->files = NULL;
+	if (src->nfiles > 0) {
+		dst->files = ai_xmalloc(src->nfiles * sizeof(*dst->files));
+		memcpy(dst->files, src->files, src->nfiles * sizeof(*dst->files));
+	}
+	dst->urls = src->urls ? cJSON_Duplicate(src->urls, 1) : NULL;
+}
+
+void
+x_result_error(struct x_result *r, const struct ai_err *e)
+{
+	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	r->ok = 0;
+	r->err = *e;
+	r->exit_code = e->code;
+	ai_buf_addf(&b, "%s\n", e->msg);
+	free(r->errtext);
+	r->errtext = ai_buf_detach(&b, &r->errtext_len);
+	free(r->out);
+	r->out = ai_xstrdup("");
+	r->out_len = 0;
+	r->total = 0;
+	r->more = 0;
+}
+
+/* Read the child's message until its end or the deadline; 1 on timeout. */
+static int
+collect(int fd, struct ai_buf *b, int64_t deadline)
+{
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		int64_t left = deadline - ai_now_ms();
+		ssize_t n;
+		int rc;
+
+		if (left <= 0)
+			return 1;
+		rc = poll(&p, 1, left > 60000 ? 60000 : (int)left);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc == 0)
+			continue;
+		if (ai_buf_grow(b, 65536) < 0)
+			return -1;
+		n = read(fd, b->buf + b->len, 65536);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		b->len += (size_t)n;
+	}
+}
+
+/* Decode the child's message into r; -1 when it is incomplete. */
+static int
+decode(const struct ai_buf *b, struct x_result *r)
+{
+	size_t off = 0;
+	int have_status = 0;
+
+	while (off < b->len) {
+		char tag;
+		uint64_t n, v = 0;
+		const char *p;
+
+		if (b->len - off < 1 + sizeof(n))
+			return -1;
+		tag = b->buf[off];
+		memcpy(&n, b->buf + off + 1, sizeof(n));
+		off += 1 + sizeof(n);
+		if (n > b->len - off)
+			return -1;
+		p = b->buf + off;
+		off += (size_t)n;
+		if (n == sizeof(v))
+			memcpy(&v, p, sizeof(v));
+		switch (tag) {
+		case 'a':
+			r->aborted = 1;
+			r->err.code = (int)v;
+			r->exit_code = (int)v;
+			have_status = 1;
+			break;
+		case 'f':
+			r->err.code = AI_EXIT_FAIL;
+			break;
+		case 'x':
+			r->exit_code = (int)v;
+			r->ok = !r->err.code;
+			have_status = 1;
+			break;
+		case 'm':
+			snprintf(r->err.msg, sizeof(r->err.msg), "%.*s", (int)n, p);
+			break;
+		case 'p':
+			free(r->out);
+			r->out = ai_xmemdup(p, (size_t)n);
+			r->out_len = (size_t)n;
+			break;
+		case 'e':
+			free(r->errtext);
+			r->errtext = ai_xmemdup(p, (size_t)n);
+			r->errtext_len = (size_t)n;
+			break;
+		case 't':
+			r->total = v;
+			break;
+		case 'n':
+			r->more = 1;
+			r->next = v;
+			break;
+		case 'r':
+			r->bytes_read = v;
+			break;
+		case 'i':
+			r->files = ai_xrealloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
+			r->files[r->nfiles++] = (int)v;
+			break;
+		case 'u':
+			cJSON_Delete(r->urls);
+			r->urls = cJSON_ParseWithLength(p, (size_t)n);
+			break;
+		default:
+			return -1;
+		}
+	}
+	return have_status ? 0 : -1;
+}
+
+static const char *
+signame(int sig)
+{
+	switch (sig) {
+	case SIGSEGV:
+		return "SIGSEGV";
+	case SIGBUS:
+		return "SIGBUS";
+	case SIGABRT:
+		return "SIGABRT";
+	case SIGKILL:
+		return "SIGKILL";
+	case SIGXCPU:
+		return "SIGXCPU";
+	case SIGSYS:
+		return "SIGSYS";
+	default:
+		return "a signal";
+	}
+}
+
+/* How the child ended, when it sent no complete answer. */
+static void
+ended(const struct x_policy *pol, int status, int timed_out, struct ai_err *e)
+{
+	const struct x_limits *l = &pol->lim;
+	char dur[32];
+
+	if (timed_out) {
+		ai_err_set(e, AI_EXIT_TEMPFAIL, "the command did not finish within %s (--timeout)",
+		    ai_fmt_ms((int64_t)l->timeout_ms, dur, sizeof(dur)));
+	} else if (WIFSIGNALED(status) &&
+	    (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL)) {
+		ai_err_set(e, AI_EXIT_LIMIT,
+		    "the command used more than %llu s of CPU time (--max-cpu)",
+		    (unsigned long long)l->max_cpu);
+	} else if (WIFSIGNALED(status) ||
+	    (WIFEXITED(status) && WEXITSTATUS(status) == X_CHILD_FAULT)) {
+		ai_err_set(e, AI_EXIT_LIMIT,
+		    "the command was stopped by %s: it probably ran out of stack or memory "
+		    "(--max-memory %llu)", WIFSIGNALED(status) ? signame(WTERMSIG(status)) :
+		    "a fault", (unsigned long long)(l->max_memory >> 20));
+	} else if (WIFEXITED(status) &&
+	    (WEXITSTATUS(status) == X_CHILD_NOMEM || WEXITSTATUS(status) == AI_EXIT_OSERR)) {
+		ai_err_set(e, AI_EXIT_LIMIT,
+		    "the command needed more than the limit of %llu MiB of memory (--max-memory)",
+		    (unsigned long long)(l->max_memory >> 20));
+	} else {
+		ai_err_set(e, AI_EXIT_SOFTWARE, "the execution ended unexpectedly (status %d)",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	}
+}
+
+int
+x_execute(const struct x_policy *pol, const struct x_pipeline *pl, uint64_t start,
+    uint64_t size, struct x_result *r)
+{
+	struct ai_buf msg = AI_BUF_INIT(pol->lim.max_size + 4 * X_MAX_STDERR + (8u << 20));
+	int64_t t0 = ai_now_ms(), deadline = t0 + (int64_t)pol->lim.timeout_ms;
+	int fds[2], status = 0, timed_out, rc;
+	pid_t pid, parent = getpid();
+
+	memset(r, 0, sizeof(*r));
+	r->ran = 1;
+	r->start = start;
+	r->out = ai_xstrdup("");
+	if (lone_cat(pl)) {
+		/*
+		 * A lone "cat FILE" reads one page at its offset and parses nothing
+		 * (no limit can be reached, no parser sees the data), so it needs no
+		 * child: it is the most frequent call, and a fork costs a millisecond.
+		 */
+		run_pipeline(pol, (struct x_pipeline *)pl, start, size, deadline, &msg);
+		timed_out = 0;
+		rc = decode(&msg, r);
+	} else {
+		fflush(stdout);
+		fflush(stderr);
+		if (pipe2(fds, O_CLOEXEC) < 0) {
+			ai_err_set(&r->err, AI_EXIT_OSERR, "cannot make a pipe: %s", strerror(errno));
+			x_result_error(r, &r->err);
+			return -1;
+		}
+		pid = fork();
+		if (pid < 0) {
+			ai_err_set(&r->err, AI_EXIT_OSERR, "cannot fork: %s", strerror(errno));
+			close(fds[0]);
+			close(fds[1]);
+			x_result_error(r, &r->err);
+			return -1;
+		}
+		if (pid == 0) {
+			close(fds[0]);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(AI_EXIT_SOFTWARE);
+			/* the child owns its copy of the pipeline (compiled state goes in it) */
+			child(pol, (struct x_pipeline *)pl, start, size, fds[1], deadline);
+		}
+		close(fds[1]);
+		timed_out = collect(fds[0], &msg, deadline) == 1;
+		if (timed_out)
+			kill(pid, SIGKILL);
+		close(fds[0]);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		rc = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? decode(&msg, r) :
+		    -1;
+	}
+	ai_buf_release(&msg);
+	r->duration_ms = ai_now_ms() - t0;
+	if (rc < 0) {
+		struct ai_err e = AI_ERR_INIT;
+
+		ended(pol, status, timed_out, &e);
+		x_result_error(r, &e);
+		return 0;
+	}
+	if (r->aborted) {
+		/* stopped: nothing of the output is kept */
+		struct ai_err e = r->err;
+
+		x_result_error(r, &e);
+		return 0;
+	}
+	r->ok = !r->err.code;
+	return 0;
+}

@@ -1,0 +1,1 @@
+TOOL_LIBS_ai-exec = $(JQ_LIBS)
