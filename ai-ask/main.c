@@ -53,9 +53,7 @@ static const struct {
 /* Flag values before resolution. */
 struct flags {
 	const char *model, *provider, *base_url;
-	double timeout, idle;
-	int timeout_given, idle_given, retries_given;
-	uint64_t retries;
+	const char *timeout, *idle, *retries;
 };
 
 /* "$NAME" for an environment variable, else the source as ai_config_get named it. */
@@ -67,38 +65,6 @@ source_name(const char *from, char *buf, size_t n)
 	else
 		snprintf(buf, n, "$%s", from);
 	return buf;
-}
-
-/* A bad value from the command line is a usage error; from elsewhere, a configuration one. */
-static int
-bad_setting(const char *from, const char *what, const char *val, const char *why,
-    struct ai_err *e)
-{
-	char src[64], ex[80];
-
-	ai_excerpt(val, strlen(val), ex, sizeof(ex));
-	return ai_err_set(e, from[0] == '-' ? AI_EXIT_USAGE : AI_EXIT_CONFIG,
-	    "bad %s '%s' (from %s): %s", what, ex, source_name(from, src, sizeof(src)), why);
-}
-
-/* A number of seconds from the flag, $env or the file, as milliseconds. */
-static int
-seconds(const struct ai_config *cfg, int given, double flagval, const char *env, const char *key,
-    double def, int64_t *ms, struct ai_err *e)
-{
-	const char *envs[] = { env, NULL }, *from, *why;
-	const char *v = ai_config_get(cfg, NULL, NULL, env ? envs : NULL, key, NULL, &from);
-	double d = def;
-
-	if (given)
-		d = flagval;
-	else if (v != NULL && ai_parse_double(v, 0.001, 86400, &d, &why) < 0)
-		return bad_setting(from, "timeout", v, strcmp(why, "out of range") == 0 ?
-		    "must be 0.001 to 86400 seconds" : why, e);
-	*ms = (int64_t)(d * 1000 + 0.5);
-	if (*ms < 1)
-		*ms = 1;
-	return 0;
 }
 
 static int
@@ -137,9 +103,9 @@ resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, char
 	static const char *const provider_env[] = { "AICLI_PROVIDER", NULL };
 	static const char *const model_env[] = { "AICLI_MODEL", NULL };
 	static const char *const timeout_env = "AICLI_TIMEOUT", *retries_env = "AICLI_RETRIES";
-	const char *pname, *model, *base, *key, *from, *mfrom, *why, *v;
+	const char *pname, *model, *base, *key, *from, *mfrom;
 	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
-	char src[64], ex[80], why_buf[AI_ERR_MSG_MAX], *tmp;
+	char src[64], why_buf[AI_ERR_MSG_MAX + 32], *tmp;
 	struct ai_url u;
 	size_t i, n;
 
@@ -151,16 +117,16 @@ resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, char
 		if (strcmp(providers[i].p->name, pname) == 0)
 			break;
 	if (i == AI_ARRAY_SIZE(providers))
-		return bad_setting(from, "provider", pname,
-		    "must be openai, openai-chat, anthropic or ollama", e);
+		return ai_config_bad(cfg, from, "provider", pname,
+		    "is not a provider: openai, openai-chat, anthropic or ollama", e);
 	o->k.p = providers[i].p;
 	if (model == NULL)
 		model = providers[i].model;
 	for (n = 0; model[n]; n++)
 		if ((unsigned char)model[n] < 0x20)
-			return bad_setting(mfrom, "model", model, "control characters", e);
+			return ai_config_bad(cfg, mfrom, "model", model, "holds control characters", e);
 	if (*model == '\0')
-		return bad_setting(mfrom, "model", model, "empty", e);
+		return ai_config_bad(cfg, mfrom, "model", model, "is empty", e);
 	o->k.model = model;
 
 	base = ai_config_get(cfg, f->base_url, "--base-url", providers[i].base_env,
@@ -173,8 +139,9 @@ resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, char
 	ai_buf_adds(&b, o->k.p->path);
 	*url = ai_buf_detach(&b, NULL);
 	if (ai_url_parse(*url, &u, e) < 0) {
-		snprintf(why_buf, sizeof(why_buf), "%s", e->msg);
-		return bad_setting(from, "base URL", base, why_buf, e);
+		snprintf(why_buf, sizeof(why_buf), "is not a usable URL (%s)", e->msg);
+		return ai_config_bad(cfg, from, providers[i].base_file ? providers[i].base_file : "base_url",
+		    base, why_buf, e);
 	}
 	ai_url_free(&u);
 	o->url = *url;
@@ -199,21 +166,16 @@ resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, char
 		o->key_from = from;
 	}
 
-	if (seconds(cfg, f->timeout_given, f->timeout, timeout_env, "timeout", 300, &o->timeout_ms,
-	    e) < 0 ||
-	    seconds(cfg, f->idle_given, f->idle, NULL, NULL, 60, &o->idle_ms, e) < 0)
-		return -1;
-	if (f->retries_given) {
-		o->attempts = (int)f->retries + 1;
-	} else {
-		const char *envs[] = { retries_env, NULL };
-		uint64_t r = 3;
+	{
+		const char *const tenv[] = { timeout_env, NULL }, *const renv[] = { retries_env, NULL };
+		uint64_t r;
 
-		v = ai_config_get(cfg, NULL, NULL, envs, "retries", NULL, &from);
-		if (v != NULL && ai_parse_u64(v, 0, 10, &r, &why) < 0)
-			return ai_err_set(e, AI_EXIT_CONFIG, "bad retries '%s' (from %s): %s",
-			    ai_excerpt(v, strlen(v), ex, sizeof(ex)), source_name(from, src, sizeof(src)),
-			    strcmp(why, "out of range") == 0 ? "must be 0 to 10" : why);
+		if (ai_config_seconds(cfg, f->timeout, "--timeout", tenv, "timeout", 300, 0.001, 86400,
+		    &o->timeout_ms, e) < 0 ||
+		    ai_config_seconds(cfg, f->idle, "--idle-timeout", NULL, NULL, 60, 0.001, 86400,
+		    &o->idle_ms, e) < 0 ||
+		    ai_config_count(cfg, f->retries, "--retries", renv, "retries", 3, 0, 10, &r, e) < 0)
+			return -1;
 		o->attempts = (int)r + 1;
 	}
 	o->prices = ai_config_object(cfg, "prices");
@@ -255,14 +217,11 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "tokens and cost on stderr at the end" },
 		{ .type = AI_OPT_FLAG, .short_name = 'n', .long_name = "no-stdin", .value = &o.no_stdin,
 		  .help = "do not read standard input" },
-		{ .type = AI_OPT_DOUBLE, .long_name = "timeout", .value = &f.timeout, .arg = "SECONDS",
-		  .dmin = 0.001, .dmax = 86400, .given = &f.timeout_given,
+		{ .type = AI_OPT_STR, .long_name = "timeout", .value = &f.timeout, .arg = "SECONDS",
 		  .help = "total time for the request (env AICLI_TIMEOUT, default 300)" },
-		{ .type = AI_OPT_DOUBLE, .long_name = "idle-timeout", .value = &f.idle,
-		  .arg = "SECONDS", .dmin = 0.001, .dmax = 86400, .given = &f.idle_given,
-		  .help = "longest silence once the answer has begun (default 60)" },
-		{ .type = AI_OPT_U64, .long_name = "retries", .value = &f.retries, .arg = "N",
-		  .max = 10, .given = &f.retries_given,
+		{ .type = AI_OPT_STR, .long_name = "idle-timeout", .value = &f.idle,
+		  .arg = "SECONDS", .help = "longest silence once the answer has begun (default 60)" },
+		{ .type = AI_OPT_STR, .long_name = "retries", .value = &f.retries, .arg = "N",
 		  .help = "attempts after the first (env AICLI_RETRIES, default 3)" },
 		AI_OPTION_VERBOSE(&o.verbose),
 		AI_OPTION_HELP,
@@ -279,7 +238,6 @@ run(int argc, char **argv, struct ai_err *e)
 	o.k.has_temperature = temp_given;
 	if (o.tools_file != NULL && o.schema_file != NULL) {
 		ai_err_set(e, AI_EXIT_USAGE, "--tools and --schema cannot be used together");
-		ai_opt_usage_error(e);
 		return AI_EXIT_USAGE;
 	}
 	for (i = 0; i < nops; i++) {

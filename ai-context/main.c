@@ -75,30 +75,25 @@ find_ask(const struct ai_config *cfg, const char **where)
  * to free().
  */
 static int
-setup(struct ac_summarizer *s, double timeout, int timeout_given, int no_summarize,
+setup(struct ac_summarizer *s, const char *timeout, int no_summarize,
     uint64_t budget, char **ask, struct ai_err *e)
 {
 	static const char *const timeout_envs[] = { "AICLI_TIMEOUT", NULL };
 	struct ai_config cfg = AI_CONFIG_INIT;
-	const char *tv, *from, *why;
+	int64_t ms;
 
 	if (ai_config_load(&cfg, e) < 0) {
 		ai_config_free(&cfg); /* what it read before it failed */
 		return -1;
 	}
-	if (!timeout_given) {
-		timeout = DEFAULT_TIMEOUT;
-		tv = ai_config_get(&cfg, NULL, NULL, timeout_envs, "timeout", NULL, &from);
-		if (tv != NULL && ai_parse_double(tv, 0.001, 86400, &timeout, &why) < 0) {
-			ai_err_set(e, AI_EXIT_CONFIG, "%s%s: timeout '%s': %s (0.001 to 86400 seconds)",
-			    strcmp(from, "config file") == 0 ? "" : "$", from, tv, why);
-			ai_config_free(&cfg);
-			return -1;
-		}
+	if (ai_config_seconds(&cfg, timeout, "--timeout", timeout_envs, "timeout", DEFAULT_TIMEOUT,
+	    0.001, 86400, &ms, e) < 0) {
+		ai_config_free(&cfg);
+		return -1;
 	}
 	*ask = no_summarize ? NULL : find_ask(&cfg, &s->where);
 	s->program = *ask;
-	s->timeout_s = timeout;
+	s->timeout_s = (double)ms / 1000.0;
 	/* the summariser reads about a budget's worth of the old conversation */
 	s->doc_max = budget * 4 < 32768 ? 32768 : budget * 4 > (8u << 20) ? (8u << 20) : budget * 4;
 	ai_config_free(&cfg);
@@ -114,8 +109,8 @@ run(int argc, char **argv, struct ai_err *e)
 		NULL
 	};
 	uint64_t budget = DEFAULT_BUDGET, keep = DEFAULT_KEEP, tail = DEFAULT_TAIL;
-	double timeout = DEFAULT_TIMEOUT;
-	int no_summarize = 0, stats = 0, verbose = 0, exitcode, nops, timeout_given = 0, rc;
+	const char *timeout = NULL;
+	int no_summarize = 0, stats = 0, verbose = 0, exitcode, nops, rc;
 	const char *model = NULL, *provider = NULL;
 	const struct ai_option options[] = {
 		{ .type = AI_OPT_U64, .long_name = "budget", .value = &budget, .arg = "TOKENS",
@@ -130,8 +125,7 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "tokens and records before and after, on stderr" },
 		AI_OPTION_MODEL(&model),
 		AI_OPTION_PROVIDER(&provider),
-		{ .type = AI_OPT_DOUBLE, .long_name = "timeout", .value = &timeout, .arg = "SECONDS",
-		  .dmin = 0.001, .dmax = 86400, .given = &timeout_given,
+		{ .type = AI_OPT_STR, .long_name = "timeout", .value = &timeout, .arg = "SECONDS",
 		  .help = "time for the summarising call (env AICLI_TIMEOUT, default 300)" },
 		AI_OPTION_VERBOSE(&verbose),
 		AI_OPTION_HELP,
@@ -156,17 +150,15 @@ run(int argc, char **argv, struct ai_err *e)
 	if (nops > 0) {
 		ai_err_set(e, AI_EXIT_USAGE, "unexpected argument '%s': the transcript is read from "
 		    "standard input", ops[0]);
-		ai_opt_usage_error(e);
 		return AI_EXIT_USAGE;
 	}
 	if (isatty(0)) {
 		ai_err_set(e, AI_EXIT_USAGE, "standard input is a terminal: give the transcript on "
 		    "standard input (ai-context < chat.ndjson)");
-		ai_opt_usage_error(e);
 		return AI_EXIT_USAGE;
 	}
 	memset(&s, 0, sizeof(s));
-	if (setup(&s, timeout, timeout_given, no_summarize, budget, &ask, e) < 0)
+	if (setup(&s, timeout, no_summarize, budget, &ask, e) < 0)
 		return -1;
 	s.model = model;
 	s.provider = provider;

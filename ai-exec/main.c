@@ -174,7 +174,6 @@ run(int argc, char **argv, struct ai_err *e)
 		ai_err_set(e, AI_EXIT_USAGE, "--size %llu is larger than --max-size %llu",
 		    (unsigned long long)size, (unsigned long long)max_size);
 	if (e->code) {
-		ai_opt_usage_error(e);
 		ai_strlist_free(&files);
 		ai_strlist_free(&urls);
 		return AI_EXIT_USAGE;

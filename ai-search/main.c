@@ -9,7 +9,6 @@
  * writing in output.c.
  */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +29,8 @@
 #include "banned.h"
 
 #define DEFAULT_COUNT 10
-#define DEFAULT_TIMEOUT "30"
-#define DEFAULT_RETRIES "3"
+#define DEFAULT_TIMEOUT 30
+#define DEFAULT_RETRIES 3
 #define MAX_COUNT 100
 
 static const struct {
@@ -58,40 +57,6 @@ struct ctx {
 	const char *query; /* the query being searched */
 };
 
-static int usage(struct ai_err *e, const char *fmt, ...) AI_PRINTF(2, 3);
-
-/* A usage error: printed at once with the hint to --help, as option errors are. */
-static int
-usage(struct ai_err *e, const char *fmt, ...)
-{
-	char msg[AI_ERR_MSG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ai_err_set(e, AI_EXIT_USAGE, "%s", msg);
-	ai_opt_usage_error(e);
-	e->msg[0] = '\0'; /* printed */
-	return -1;
-}
-
-/*
- * A bad setting: a usage error when it came from the command line, a
- * configuration error (naming the variable or the file) otherwise.
- */
-static int
-bad_setting(const struct ai_config *cfg, const char *from, const char *key, const char *value,
-    const char *why, struct ai_err *e)
-{
-	if (from[0] == '-')
-		return usage(e, "option '%s': '%s' %s", from, value, why);
-	if (strcmp(from, "config file") == 0)
-		return ai_err_set(e, AI_EXIT_CONFIG, "config file '%s': %s: '%s' %s", cfg->path, key,
-		    value, why);
-	return ai_err_set(e, AI_EXIT_CONFIG, "$%s: '%s' %s", from, value, why);
-}
-
 /*
  * Split a base URL into its origin and its path without trailing slashes
  * (appended to path; nothing for "/").  It may not hold more than that.
@@ -107,11 +72,11 @@ split_base(struct ctx *c, const char *url, const char *from, const char *key, ch
 		char why[AI_ERR_MSG_MAX + 32];
 
 		snprintf(why, sizeof(why), "is not a usable URL (%s)", e->msg);
-		return bad_setting(&c->cfg, from, key, url, why, e);
+		return ai_config_bad(&c->cfg, from, key, url, why, e);
 	}
 	if (u.query != NULL || u.fragment != NULL || u.userinfo != NULL) {
 		ai_url_free(&u);
-		return bad_setting(&c->cfg, from, key, url,
+		return ai_config_bad(&c->cfg, from, key, url,
 		    "must not hold a query, a fragment or user:password", e);
 	}
 	free(*origin);
@@ -245,18 +210,17 @@ setup(struct ctx *c, const struct flags *f, struct ai_err *e)
 	static const char *const retries_env[] = { "AICLI_RETRIES", NULL };
 	static const char *const fresh[] = { "", "day", "week", "month", "year" };
 	struct sr_search *s = &c->s;
-	const char *v, *from, *why, *base, *base_from;
+	const char *v, *from, *base, *base_from;
 	const char *nocolor = getenv("NO_COLOR");
-	double secs;
 	uint64_t n;
 	size_t i;
 
 	if (f->json && f->text)
-		return usage(e, "--json and --text cannot be used together");
+		return ai_err_set(e, AI_EXIT_USAGE, "--json and --text cannot be used together");
 	c->out.json = f->json || (!f->text && !isatty(STDOUT_FILENO));
 	c->out.color = !c->out.json && isatty(STDOUT_FILENO) && (nocolor == NULL || !*nocolor);
 	if (f->lang != NULL && !sr_lang_valid(f->lang))
-		return usage(e, "option '--lang': '%s' is not a language tag such as en, ja or pt-BR",
+		return ai_err_set(e, AI_EXIT_USAGE, "option '--lang': '%s' is not a language tag such as en, ja or pt-BR",
 		    f->lang);
 	s->lang = f->lang;
 	if (f->freshness != NULL) {
@@ -264,7 +228,7 @@ setup(struct ctx *c, const struct flags *f, struct ai_err *e)
 			if (strcmp(f->freshness, fresh[i]) == 0)
 				s->freshness = (int)i;
 		if (s->freshness == SR_FRESH_NONE)
-			return usage(e, "option '--freshness': '%s' is not day, week, month or year",
+			return ai_err_set(e, AI_EXIT_USAGE, "option '--freshness': '%s' is not day, week, month or year",
 			    f->freshness);
 	}
 	if (ai_config_load(&c->cfg, e) < 0)
@@ -275,18 +239,13 @@ setup(struct ctx *c, const struct flags *f, struct ai_err *e)
 		if (strcmp(v, providers[i].name) == 0)
 			s->p = providers[i].p;
 	if (s->p == NULL)
-		return bad_setting(&c->cfg, from, "search_provider", v,
+		return ai_config_bad(&c->cfg, from, "search_provider", v,
 		    "is not a provider: google_cse (or google), brave, searxng or tavily", e);
-	v = ai_config_get(&c->cfg, f->timeout, "--timeout", timeout_env, "timeout", DEFAULT_TIMEOUT,
-	    &from);
-	if (ai_parse_double(v, 0.1, 3600, &secs, &why) < 0)
-		return bad_setting(&c->cfg, from, "timeout", v,
-		    "is not a number of seconds from 0.1 to 3600", e);
-	s->timeout_ms = (int64_t)(secs * 1000 + 0.5);
-	v = ai_config_get(&c->cfg, f->retries, "--retries", retries_env, "retries", DEFAULT_RETRIES,
-	    &from);
-	if (ai_parse_u64(v, 0, 10, &n, &why) < 0)
-		return bad_setting(&c->cfg, from, "retries", v, "is not a number from 0 to 10", e);
+	if (ai_config_seconds(&c->cfg, f->timeout, "--timeout", timeout_env, "timeout",
+	    DEFAULT_TIMEOUT, 0.1, 3600, &s->timeout_ms, e) < 0 ||
+	    ai_config_count(&c->cfg, f->retries, "--retries", retries_env, "retries",
+	    DEFAULT_RETRIES, 0, 10, &n, e) < 0)
+		return -1;
 	s->retries = (int)n;
 	s->count = (unsigned)f->count;
 	s->verbose = f->verbose;
@@ -477,10 +436,10 @@ run(int argc, char **argv, struct ai_err *e)
 		query = joined(nops, ops);
 		if (query[0] == '\0') {
 			free(query);
-			return usage(e, "the query is empty");
+			return ai_err_set(e, AI_EXIT_USAGE, "the query is empty");
 		}
 	} else if (isatty(STDIN_FILENO)) {
-		return usage(e, "no query: give QUERY, or queries on standard input, one per line");
+		return ai_err_set(e, AI_EXIT_USAGE, "no query: give QUERY, or queries on standard input, one per line");
 	}
 	if (setup(&c, &f, e) == 0)
 		rc = query != NULL ? search(&c, query, e) : from_stdin(&c, e);

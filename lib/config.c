@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "io.h"
 #include "json.h"
+#include "num.h"
 #include "redact.h"
 #include "util.h"
 #include "banned.h"
@@ -291,4 +292,54 @@ ai_config_object(const struct ai_config *c, const char *key)
 		return NULL;
 	v = ai_json_get(c->file, key);
 	return cJSON_IsObject(v) ? v : NULL;
+}
+
+int
+ai_config_bad(const struct ai_config *c, const char *from, const char *key, const char *value,
+    const char *why, struct ai_err *e)
+{
+	char ex[80];
+
+	ai_excerpt(value, strlen(value), ex, sizeof(ex));
+	if (from[0] == '-')
+		return ai_err_set(e, AI_EXIT_USAGE, "option '%s': '%s' %s", from, ex, why);
+	if (strcmp(from, "config file") == 0)
+		return ai_err_set(e, AI_EXIT_CONFIG, "config file '%s': %s: '%s' %s",
+		    c != NULL && c->path != NULL ? c->path : "?", key, ex, why);
+	return ai_err_set(e, AI_EXIT_CONFIG, "$%s: '%s' %s", from, ex, why);
+}
+
+int
+ai_config_seconds(const struct ai_config *c, const char *flag, const char *flagname,
+    const char *const *envs, const char *key, double def, double min, double max, int64_t *ms,
+    struct ai_err *e)
+{
+	const char *from, *why, *v = ai_config_get(c, flag, flagname, envs, key, NULL, &from);
+	double d = def;
+	char msg[96];
+
+	if (v != NULL && ai_parse_double(v, min, max, &d, &why) < 0) {
+		snprintf(msg, sizeof(msg), "is not a number of seconds from %g to %g", min, max);
+		return ai_config_bad(c, from, key, v, msg, e);
+	}
+	*ms = (int64_t)(d * 1000 + 0.5);
+	return 0;
+}
+
+int
+ai_config_count(const struct ai_config *c, const char *flag, const char *flagname,
+    const char *const *envs, const char *key, uint64_t def, uint64_t min, uint64_t max,
+    uint64_t *out, struct ai_err *e)
+{
+	const char *from, *why, *v = ai_config_get(c, flag, flagname, envs, key, NULL, &from);
+	uint64_t n = def;
+	char msg[96];
+
+	if (v != NULL && ai_parse_u64(v, min, max, &n, &why) < 0) {
+		snprintf(msg, sizeof(msg), "is not a whole number from %llu to %llu",
+		    (unsigned long long)min, (unsigned long long)max);
+		return ai_config_bad(c, from, key, v, msg, e);
+	}
+	*out = n;
+	return 0;
 }

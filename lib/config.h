@@ -18,6 +18,7 @@
 #ifndef AI_CONFIG_H
 #define AI_CONFIG_H
 
+#include <stdint.h>
 #include <cjson/cJSON.h>
 
 #include "err.h"
@@ -42,6 +43,27 @@ void ai_config_free(struct ai_config *c);
  */
 const char *ai_config_get(const struct ai_config *c, const char *flag, const char *flagname,
     const char *const *envs, const char *key, const char *def, const char **from);
+
+/*
+ * The error for a bad value of a setting, worded by where it came from (from
+ * is what ai_config_get gave): a usage error from a flag, "option '--timeout':
+ * 'x' WHY"; a configuration error otherwise, "$AICLI_TIMEOUT: 'x' WHY" or
+ * "config file 'PATH': timeout: 'x' WHY".  Returns -1.
+ */
+int ai_config_bad(const struct ai_config *c, const char *from, const char *key, const char *value,
+    const char *why, struct ai_err *e);
+
+/*
+ * Numeric settings by the same precedence, checked, with ai_config_bad's
+ * errors: a number of seconds (fractions allowed) from min to max, given back
+ * in milliseconds; a whole number from min to max.
+ */
+int ai_config_seconds(const struct ai_config *c, const char *flag, const char *flagname,
+    const char *const *envs, const char *key, double def, double min, double max, int64_t *ms,
+    struct ai_err *e);
+int ai_config_count(const struct ai_config *c, const char *flag, const char *flagname,
+    const char *const *envs, const char *key, uint64_t def, uint64_t min, uint64_t max,
+    uint64_t *out, struct ai_err *e);
 
 /* An object-valued key of the file (e.g. "prices"), or NULL. */
 const cJSON *ai_config_object(const struct ai_config *c, const char *key);

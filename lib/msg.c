@@ -91,8 +91,11 @@ ai_finish(int code, struct ai_err *e)
 
 	if (code == -1)
 		code = e->code ? e->code : AI_EXIT_SOFTWARE;
-	if (code != AI_EXIT_OK && code != AI_EXIT_PIPE && e->msg[0])
+	if (code != AI_EXIT_OK && code != AI_EXIT_PIPE && e->msg[0]) {
 		ai_err_print(e);
+		if (code == AI_EXIT_USAGE)
+			ai_error("try '%s --help' for more information", ai_progname);
+	}
 	if (code != AI_EXIT_PIPE && ai_out_close(&ce) < 0) {
 		if (ce.code == AI_EXIT_PIPE) {
 			code = AI_EXIT_PIPE;

@@ -27,7 +27,8 @@ void ai_warn(const char *fmt, ...) AI_PRINTF(1, 2);
 void ai_err_print(const struct ai_err *e);
 
 /*
- * End of main: print e's message when code is an error and a message is set,
+ * End of main: print e's message when code is an error and a message is set
+ * (for a usage error, with the hint to --help that option errors carry),
  * close stdout checking for write errors, and return the exit code.  A reader
  * that went away (AI_EXIT_PIPE) ends the process silently by SIGPIPE, as
  * coreutils do.  Also releases the secret registry.

@@ -474,7 +474,8 @@ EOF
 @test "nothing to ask: usage status, no request" {
 	run --separate-stderr ask
 	[ "$status" -eq 64 ]
-	[ "$stderr" = "ai-ask: nothing to ask: give a PROMPT, or input on standard input" ]
+	[ "$stderr" = "ai-ask: nothing to ask: give a PROMPT, or input on standard input
+ai-ask: try 'ai-ask --help' for more information" ]
 	printf '  \n\n' > "$T/in.txt"
 	run --separate-stderr ai-ask < "$T/in.txt"
 	[ "$status" -eq 64 ]
@@ -607,7 +608,8 @@ JSON
 		'{"type":"message","role":"assistant","content":"a"}' > "$T/in.ndjson"
 	run --separate-stderr ai-ask < "$T/in.ndjson"
 	[ "$status" -eq 64 ]
-	[ "$stderr" = "ai-ask: nothing to ask: the conversation ends with an answer; give a PROMPT" ]
+	[ "$stderr" = "ai-ask: nothing to ask: the conversation ends with an answer; give a PROMPT
+ai-ask: try 'ai-ask --help' for more information" ]
 	run --separate-stderr ai-ask "go on" < "$T/in.ndjson"
 	[ "$status" -eq 0 ]
 	body 1 | jq -e '.input[1] == {"role":"assistant","content":"a"} and .input[2].content == "go on"'
@@ -1035,22 +1037,23 @@ stream_of() {
 @test "bad settings name where they came from: flag 64, environment or file 78" {
 	run --separate-stderr ask --provider gemini "hi"
 	[ "$status" -eq 64 ]
-	[ "$stderr" = "ai-ask: bad provider 'gemini' (from --provider): must be openai, openai-chat, anthropic or ollama" ]
+	[ "$stderr" = "ai-ask: option '--provider': 'gemini' is not a provider: openai, openai-chat, anthropic or ollama
+ai-ask: try 'ai-ask --help' for more information" ]
 	AICLI_PROVIDER=gemini run --separate-stderr ask "hi"
 	[ "$status" -eq 78 ]
-	[ "$stderr" = "ai-ask: bad provider 'gemini' (from \$AICLI_PROVIDER): must be openai, openai-chat, anthropic or ollama" ]
+	[ "$stderr" = "ai-ask: \$AICLI_PROVIDER: 'gemini' is not a provider: openai, openai-chat, anthropic or ollama" ]
 	AICLI_TIMEOUT=soon run --separate-stderr ask "hi"
 	[ "$status" -eq 78 ]
-	[ "$stderr" = "ai-ask: bad timeout 'soon' (from \$AICLI_TIMEOUT): not a decimal number" ]
+	[ "$stderr" = "ai-ask: \$AICLI_TIMEOUT: 'soon' is not a number of seconds from 0.001 to 86400" ]
 	run --separate-stderr ask --timeout soon "hi"
 	[ "$status" -eq 64 ]
 	printf '{"retries": 99}\n' > "$AICLI_CONFIG"
 	run --separate-stderr ask "hi"
 	[ "$status" -eq 78 ]
-	[ "$stderr" = "ai-ask: bad retries '99' (from config file): must be 0 to 10" ]
+	[ "$stderr" = "ai-ask: config file '$AICLI_CONFIG': retries: '99' is not a whole number from 0 to 10" ]
 	OPENAI_BASE_URL="ftp://example.com" run --separate-stderr ask "hi"
 	[ "$status" -eq 78 ]
-	[[ "$stderr" == "ai-ask: bad base URL 'ftp://example.com' (from \$OPENAI_BASE_URL): "* ]]
+	[[ "$stderr" == "ai-ask: \$OPENAI_BASE_URL: 'ftp://example.com' "* ]]
 	run --separate-stderr ask --temperature 3 "hi"
 	[ "$status" -eq 64 ]
 	[ "$(mock_count)" -eq 0 ]

@@ -94,10 +94,11 @@ numbered() {
 @test "--allow-url: malformed, with user information, a query or a fragment is 64" {
 	run ai-exec --allow-url 'ftp://x.example/' 'cat notes.md'
 	[ "$status" -eq 64 ]
-	[ "$output" = "ai-exec: --allow-url 'ftp://x.example/': only http and https URLs are supported" ]
+	[ "${lines[0]}" = "ai-exec: --allow-url 'ftp://x.example/': only http and https URLs are supported" ]
+	[ "${lines[1]}" = "ai-exec: try 'ai-exec --help' for more information" ]
 	run ai-exec --allow-url 'https://u:p@x.example/' 'cat notes.md'
 	[ "$status" -eq 64 ]
-	[[ "$output" == *"a prefix is scheme://host[:port][/path], without user information, query or fragment" ]]
+	[[ "${lines[0]}" == *"a prefix is scheme://host[:port][/path], without user information, query or fragment" ]]
 	run ai-exec --allow-url 'https://x.example/a?b=c' 'cat notes.md'
 	[ "$status" -eq 64 ]
 }

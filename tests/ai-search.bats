@@ -540,7 +540,7 @@ ai-search: warning: tavily cannot restrict the language; --lang is ignored" ]
 	run -64 --separate-stderr ai-search --timeout 0 q
 	[[ "$stderr" == *"option '--timeout': '0' is not a number of seconds from 0.1 to 3600"* ]]
 	run -64 --separate-stderr ai-search --retries 11 q
-	[[ "$stderr" == *"option '--retries': '11' is not a number from 0 to 10"* ]]
+	[[ "$stderr" == *"option '--retries': '11' is not a whole number from 0 to 10"* ]]
 	run -64 --separate-stderr google --base-url "ftp://127.0.0.1/" q
 	[[ "$stderr" == *"option '--base-url': 'ftp://127.0.0.1/' is not a usable URL (only http and https URLs are supported)"* ]]
 	run -78 --separate-stderr env AICLI_SEARCH_PROVIDER=bing ai-search --text q

@@ -93,3 +93,28 @@ help_synopsis() {
 		! ldd "$ROOT/bin/$t" | grep -q libcurl || { echo "$t links libcurl"; false; }
 	done
 }
+
+# One usage error of each tool that the option parser does not catch.
+usage_error_args() {
+	case "$1" in
+	ai-ask) echo "--tools a --schema b" ;;
+	ai-context) echo "unexpected-operand" ;;
+	ai-exec) echo "" ;;
+	ai-search) echo "--json --text q" ;;
+	ai-loop) echo "--max-steps 0 task" ;;
+	*) return 1 ;;
+	esac
+}
+
+@test "a usage error found after option parsing: its message and the hint, once each, exit 64" {
+	for t in "${TOOLS[@]}"; do
+		args=$(usage_error_args "$t") || { echo "no usage error known for $t: add one"; false; }
+		# shellcheck disable=SC2086
+		out=$("$ROOT/bin/$t" $args 2>"$BATS_TEST_TMPDIR/err" </dev/null) && false
+		rc=$?
+		[ "$rc" -eq 64 ] || { echo "$t $args: exit $rc"; cat "$BATS_TEST_TMPDIR/err"; false; }
+		[ -z "$out" ]
+		[ "$(wc -l < "$BATS_TEST_TMPDIR/err")" -eq 2 ] || { cat "$BATS_TEST_TMPDIR/err"; false; }
+		[ "$(sed -n 2p "$BATS_TEST_TMPDIR/err")" = "$t: try '$t --help' for more information" ]
+	done
+}

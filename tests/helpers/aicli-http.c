@@ -134,8 +134,7 @@ run(int argc, char **argv, struct ai_err *e)
 		return exitcode;
 	if (nops != 1) {
 		ai_err_set(e, AI_EXIT_USAGE, "one URL expected");
-		ai_opt_usage_error(e);
-		return AI_EXIT_USAGE;
+		return -1;
 	}
 	x.mode = sse ? 1 : ndjson ? 2 : 0;
 	ai_sse_init(&x.sse, 1 << 20, print_event, &x);

@@ -164,6 +164,41 @@ main(void)
 		CHECK_INT(load(&c, &e), -1);
 		CHECK(strstr(e.msg, "not a regular file") != NULL);
 	}
+	/* numeric settings: checked, errors worded by their source */
+	{
+		static const char *const tenv[] = { "AICLI_TIMEOUT", NULL };
+		static const char *const renv[] = { "AICLI_RETRIES", NULL };
+		int64_t ms;
+		uint64_t n;
+
+		unsetenv("AICLI_CONFIG");
+		unsetenv("XDG_CONFIG_HOME");
+		write_file(path, "{\"timeout\":\"soon\",\"retries\":4}", 0600);
+		CHECK_INT(load(&c, &e), 0);
+		CHECK_INT(ai_config_seconds(&c, "1.5", "--timeout", tenv, "timeout", 30, 0.1, 60, &ms, &e), 0);
+		CHECK_INT(ms, 1500);
+		CHECK_INT(ai_config_seconds(&c, "0", "--timeout", tenv, "timeout", 30, 0.1, 60, &ms, &e), -1);
+		CHECK_INT(e.code, AI_EXIT_USAGE);
+		CHECK_STR(e.msg, "option '--timeout': '0' is not a number of seconds from 0.1 to 60");
+		setenv("AICLI_TIMEOUT", "2x", 1);
+		CHECK_INT(ai_config_seconds(&c, NULL, "--timeout", tenv, "timeout", 30, 0.1, 60, &ms, &e), -1);
+		CHECK_INT(e.code, AI_EXIT_CONFIG);
+		CHECK_STR(e.msg, "$AICLI_TIMEOUT: '2x' is not a number of seconds from 0.1 to 60");
+		unsetenv("AICLI_TIMEOUT");
+		CHECK_INT(ai_config_seconds(&c, NULL, "--timeout", tenv, "timeout", 30, 0.1, 60, &ms, &e), -1);
+		CHECK(strstr(e.msg, "config file '") != NULL);
+		CHECK(strstr(e.msg, "': timeout: 'soon' is not a number of seconds from 0.1 to 60") != NULL);
+		CHECK_INT(ai_config_count(&c, NULL, "--retries", renv, "retries", 3, 0, 10, &n, &e), 0);
+		CHECK_INT(n, 4);
+		CHECK_INT(ai_config_count(&c, "11", "--retries", renv, "retries", 3, 0, 10, &n, &e), -1);
+		CHECK_STR(e.msg, "option '--retries': '11' is not a whole number from 0 to 10");
+		write_file(path, "{}", 0600);
+		CHECK_INT(load(&c, &e), 0);
+		CHECK_INT(ai_config_seconds(&c, NULL, "--timeout", tenv, "timeout", 30, 0.1, 60, &ms, &e), 0);
+		CHECK_INT(ms, 30000);
+		CHECK_INT(ai_config_count(&c, NULL, "--retries", renv, "retries", 3, 0, 10, &n, &e), 0);
+		CHECK_INT(n, 3);
+	}
 	ai_config_free(&c);
 	ai_secret_clear();
 	{
