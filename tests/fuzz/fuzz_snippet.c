@@ -12,6 +12,7 @@
 
 #include "../../ai-search/clean.h"
 #include "text.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
