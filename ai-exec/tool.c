@@ -23,31 +23,6 @@
 #include "util.h"
 #include "banned.h"
 
-void
-x_json_text(struct ai_buf *out, const char *p, size_t n)
-{
-	const char *nul;
-
-	/* NUL is valid UTF-8 but not welcome in a string: the suite's readers refuse \u0000 */
-	while ((nul = memchr(p, '\0', n)) != NULL) {
-		ai_utf8_fix(out, p, (size_t)(nul - p));
-		ai_buf_adds(out, "\xef\xbf\xbd");
-		n -= (size_t)(nul - p) + 1;
-		p = nul + 1;
-	}
-	ai_utf8_fix(out, p, n);
-}
-
-static void
-add_text(cJSON *obj, const char *key, const char *p, size_t n)
-{
-	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-	x_json_text(&b, p ? p : "", p ? n : 0);
-	ai_json_addstrn(obj, key, b.buf, b.len);
-	ai_buf_release(&b);
-}
-
 cJSON *
 x_result_record(const cJSON *id, const char *name, const struct x_result *r)
 {
@@ -62,11 +37,11 @@ x_result_record(const cJSON *id, const char *name, const struct x_result *r)
 
 		snprintf(msg, sizeof(msg), "%s", r->err.msg);
 		msg[strcspn(msg, "\n")] = '\0';
-		add_text(rec, "error", msg, strlen(msg));
+		x_json_addtext(rec, "error", msg, strlen(msg));
 		ai_json_addstr(rec, "error_kind", x_kind(r->err.code));
 	}
-	add_text(rec, "stdout_text", r->out, r->out_len);
-	add_text(rec, "stderr_text", r->errtext, r->errtext_len);
+	x_json_addtext(rec, "stdout_text", r->out, r->out_len);
+	x_json_addtext(rec, "stderr_text", r->errtext, r->errtext_len);
 	ai_json_addnum(rec, "exit_code", r->exit_code);
 	ai_json_addnum(rec, "total_bytes", (double)r->total);
 	if (r->more)
@@ -219,6 +194,14 @@ x_ctx_free(struct x_ctx *c)
 	c->ncache = 0;
 	x_audit_close(&c->audit);
 	x_policy_free(&c->pol);
+	if (c->progs != NULL)
+		x_progs_free(c->progs);
+	free(c->progs);
+	c->progs = NULL;
+	if (c->run != NULL)
+		free((char *)c->run->root);
+	free(c->run);
+	c->run = NULL;
 }
 
 /* ---- the audit line ---- */
@@ -233,7 +216,7 @@ add_redacted(cJSON *line, const char *key, const char *s, size_t n)
 		return;
 	}
 	ai_redact(&red, s, n);
-	add_text(line, key, red.buf, red.len);
+	x_json_addtext(line, key, red.buf, red.len);
 	ai_buf_release(&red);
 }
 
