@@ -233,7 +233,8 @@ header(struct scan *s)
 		*dot = '\0';
 		s->has_sub = 1;
 	}
-	if (s->has_sub && (strcmp(s->section, "filter") == 0 || strcmp(s->section, "diff") == 0 ||
+	if (s->has_sub && memchr(s->sub.buf, '\0', s->sub.len) == NULL &&
+	    (strcmp(s->section, "filter") == 0 || strcmp(s->section, "diff") == 0 ||
 	    strcmp(s->section, "merge") == 0)) {
 		struct ai_buf d = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
@@ -311,7 +312,8 @@ variable(struct scan *s)
 	}
 	if (strcmp(s->section, "core") == 0 && !s->has_sub && strcmp(key, "worktree") == 0)
 		s->g->worktree = 1;
-	if (strcmp(key, "path") == 0 && v.len > 0 &&
+	/* a NUL ends the C string git would use: no path of ours holds one */
+	if (strcmp(key, "path") == 0 && v.len > 0 && memchr(v.buf, '\0', v.len) == NULL &&
 	    ((strcmp(s->section, "include") == 0 && !s->has_sub) ||
 	    (strcmp(s->section, "includeif") == 0 && s->has_sub)))
 		add_str(&s->g->includes, &s->g->nincludes, X_GIT_MAX_INCLUDES, v.buf, v.len);

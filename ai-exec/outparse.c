@@ -383,7 +383,7 @@ git_branch(cJSON *parsed, const char *p, size_t n)
 	const char *dots, *br;
 	size_t name_end = n;
 
-	if (n > 22 && memcmp(p, "No commits yet on ", 18) == 0) {
+	if (n > 18 && memcmp(p, "No commits yet on ", 18) == 0) {
 		p += 18;
 		n -= 18;
 		name_end = n;

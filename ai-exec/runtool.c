@@ -219,8 +219,10 @@ ask(const struct x_runcall *call, const struct x_runres *r)
 		n = read(fd, answer + got, sizeof(answer) - 1 - got);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			(void)!write(fd, "\n", 1); /* end of input: the next message on its own line */
 			break;
+		}
 		got += (size_t)n;
 		if (memchr(answer, '\n', got) != NULL || got == sizeof(answer) - 1)
 			break;
