@@ -294,6 +294,7 @@ run(int argc, char **argv, struct ai_err *e)
 		    (unsigned long long)size, (unsigned long long)max_size);
 	if (e->code) {
 		ai_opt_usage_error(e);
+		ai_err_clear(e); /* said once: ai_finish would say it again */
 		ai_strlist_free(&files);
 		ai_strlist_free(&urls);
 		return AI_EXIT_USAGE;
