@@ -502,7 +502,7 @@ struct x_progs {
 	char *search;    /* the same, joined by ':': the children's PATH */
 	struct x_prog *v;
 	size_t n;
-	char *names;     /* "git, ls, pwd", for messages */
+	char *names;     /* "git, ls, pwd": those not at L2, for messages */
 };
 
 /*

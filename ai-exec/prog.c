@@ -810,8 +810,16 @@ x_progs_load(struct x_progs *ps, const char *file, struct ai_err *e)
 			goto out;
 	}
 	qsort(ps->v, ps->n, sizeof(*ps->v), cmp_names);
+	/* what a refusal offers instead: the programs that may run at all */
 	for (i = 0; i < ps->n; i++)
-		ai_buf_addf(&names, "%s%s", i ? ", " : "", ps->v[i].name);
+		if (ps->v[i].cmd.level != XL_L2 || ps->v[i].nsubs > 0)
+			ai_buf_addf(&names, "%s%s", names.len ? ", " : "", ps->v[i].name);
+	if (names.len > 600) {
+		char *cut = memrchr(names.buf, ',', 600);
+
+		ai_buf_truncate(&names, cut ? (size_t)(cut - names.buf) : 600);
+		ai_buf_adds(&names, ", ...");
+	}
 	ps->names = ai_buf_detach(&names, NULL);
 	rc = 0;
 out:

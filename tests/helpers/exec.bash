@@ -204,7 +204,8 @@ run_fixtures() {
       "log": { "level": "L1", "options": ["--oneline", "-p"] },
       "blame": { "level": "L1" },
       "fetch": { "level": "L1" },
-      "add": { "level": "L1" } } }
+      "add": { "level": "L1" },
+      "commit": { "level": "L1", "options": ["-m TEXT", "-a"] } } }
   }
 }
 JSON
