@@ -283,7 +283,7 @@ not_allowed(struct reader *r, const char *what)
 static int
 needs_value(struct reader *r, const struct x_optrule *o)
 {
-	return refuse(r->d, r->e, AI_EXIT_DATAERR, o->rule, NULL, "option '%s' needs a value",
+	return refuse(r->d, r->e, AI_EXIT_DATAERR, r->cmd->rule, NULL, "option '%s' needs a value",
 	    o->spell);
 }
 
@@ -348,7 +348,7 @@ read_args(struct reader *r, char *const *args, size_t n)
 			const char *v = eq ? eq + 1 : NULL;
 
 			if (o->arity == XA_FLAG && eq != NULL)
-				return refuse(r->d, r->e, AI_EXIT_DATAERR, o->rule, NULL,
+				return refuse(r->d, r->e, AI_EXIT_DATAERR, r->cmd->rule, NULL,
 				    "option '%s' takes no value", o->spell);
 			if (o->arity == XA_VALUE && v == NULL) {
 				if (i + 1 >= n)

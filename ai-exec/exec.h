@@ -452,12 +452,12 @@ enum {
 };
 
 struct x_optrule {
-	char *spell;     /* "-n", "--max-count", "-name"; "-NUM" */
+	const char *spell; /* "-n", "--max-count", "-name"; "-NUM" (in the document) */
 	int arity;       /* XA_* */
 	int text;        /* its value is TEXT: not taken as a path */
 	int level;       /* -1: the command's level */
-	char *why;       /* NULL: none */
-	char *rule;      /* its name in decisions: "git reset --hard" */
+	const char *why; /* NULL: none (in the document) */
+	char *rule;      /* with a level: its name in decisions, "git reset --hard" */
 };
 
 struct x_denyrule {
@@ -484,7 +484,6 @@ enum { XH_NONE, XH_GIT, XH_SED, XH_RG, XH_FIND };
 struct x_prog {
 	char *name;      /* as the policy and the calls name it */
 	char *path;      /* its real path, resolved at load; NULL when not found */
-	char *exec[3];   /* what it may execute when confined: itself, its interpreters */
 	int harden;      /* XH_*: what ai-exec always adds (by the real path's name) */
 	int groups;      /* short options group ("-la") */
 	int dashdash;    /* "--" ends the options */
@@ -503,6 +502,8 @@ struct x_progs {
 	struct x_prog *v;
 	size_t n;
 	char *names;     /* "git, ls, pwd": those not at L2, for messages */
+	cJSON *doc;      /* the parsed file: the rules' strings point into it */
+	struct arena_block *arena; /* where the document lives (prog.c) */
 };
 
 /*
@@ -515,6 +516,11 @@ void x_progs_free(struct x_progs *ps);
 const struct x_prog *x_progs_find(const struct x_progs *ps, const char *name);
 /* "L0", "L1", "L2". */
 const char *x_level_name(int level);
+/*
+ * The real path of the interpreter of an executable: an ELF file's
+ * (PT_INTERP) or a "#!" script's; NULL when there is none.  To free.
+ */
+char *x_interpreter(const char *path);
 /* A rule's reason, or its level's ("reads only" ...). */
 const char *x_rule_why(const char *why, int level);
 /*

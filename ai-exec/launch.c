@@ -15,7 +15,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -44,17 +43,20 @@ extern char **environ;
 static int
 passed(const char *entry)
 {
-	char name[128];
 	const char *eq = strchr(entry, '=');
-	size_t n = eq ? (size_t)(eq - entry) : strlen(entry), i;
+	size_t n = eq ? (size_t)(eq - entry) : 0, i;
 
-	if (eq == NULL || n == 0 || n >= sizeof(name))
+	if (n == 0)
 		return 0;
-	memcpy(name, entry, n);
-	name[n] = '\0';
-	for (i = 0; x_env_pass[i] != NULL; i++)
-		if (fnmatch(x_env_pass[i], name, 0) == 0)
+	for (i = 0; x_env_pass[i] != NULL; i++) {
+		const char *p = x_env_pass[i];
+		size_t len = strlen(p);
+
+		/* a name, or a prefix ending in '*' ("LC_*") */
+		if (p[len - 1] == '*' ? n >= len - 1 && strncmp(entry, p, len - 1) == 0 :
+		    n == len && strncmp(entry, p, n) == 0)
 			return 1;
+	}
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,14 +218,24 @@ valid_value_name(const char *s, size_t n)
 	return 1;
 }
 
+/* "options[3]", for a message: made only when one is needed. */
+static const char *
+at(char *w, size_t n, const char *list, size_t idx)
+{
+	if (snprintf(w, n, "%s[%zu]", list, idx) >= (int)n)
+		w[n - 1] = '\0';
+	return w;
+}
+
 /*
  * An option as the policy writes it: "-l", "--all", "-n N", "--max-count=N",
  * "-name PATTERN", "--color[=WHEN]", "-u[MODE]", "-NUM".  A value named
  * TEXT is not a path.
  */
 static int
-parse_optspec(struct loader *ld, const char *s, const char *where, struct x_optrule *o)
+parse_optspec(struct loader *ld, char *s, const char *list, size_t idx, struct x_optrule *o)
 {
+	char where[512];
 	const char *sp = strchr(s, ' '), *eq = strchr(s, '='), *br = strchr(s, '[');
 	const char *val = NULL;
 	size_t n, vn = 0;
@@ -232,7 +243,7 @@ parse_optspec(struct loader *ld, const char *s, const char *where, struct x_optr
 	memset(o, 0, sizeof(*o));
 	o->level = -1;
 	if (strcmp(s, "-NUM") == 0) {
-		o->spell = ai_xstrdup(s);
+		o->spell = s;
 		o->arity = XA_NUMBER;
 		return 0;
 	}
@@ -244,11 +255,11 @@ parse_optspec(struct loader *ld, const char *s, const char *where, struct x_optr
 		val = br + 1;
 		if (n > 2 && s[1] == '-') {
 			if (*val != '=')
-				return bad(ld, where, "'%s': an optional value is written --name[=VALUE]", s);
+				return bad(ld, at(where, sizeof(where), list, idx), "'%s': an optional value is written --name[=VALUE]", s);
 			val++;
 		}
 		if (len < 2 || s[len - 1] != ']')
-			return bad(ld, where, "'%s': an optional value ends with ']'", s);
+			return bad(ld, at(where, sizeof(where), list, idx), "'%s': an optional value ends with ']'", s);
 		vn = (size_t)(s + len - 1 - val);
 		o->arity = XA_OPTVAL;
 	} else if (sp != NULL) {
@@ -261,27 +272,27 @@ parse_optspec(struct loader *ld, const char *s, const char *where, struct x_optr
 		val = eq + 1;
 		vn = strlen(val);
 		if (n < 3 || s[1] != '-')
-			return bad(ld, where, "'%s': only a long option is written --name=VALUE", s);
+			return bad(ld, at(where, sizeof(where), list, idx), "'%s': only a long option is written --name=VALUE", s);
 		o->arity = XA_VALUE;
 	} else {
 		n = strlen(s);
 		o->arity = XA_FLAG;
 	}
 	if (!valid_spell(s, n))
-		return bad(ld, where, "'%s' is not an option (-x, --name or -name, then ' VALUE', "
+		return bad(ld, at(where, sizeof(where), list, idx), "'%s' is not an option (-x, --name or -name, then ' VALUE', "
 		    "'=VALUE' or '[=VALUE]')", s);
 	if (val != NULL && !valid_value_name(val, vn))
-		return bad(ld, where, "'%s': a value's name is in capitals (N, FILE, TEXT)", s);
-	o->spell = ai_xmemdup(s, n);
+		return bad(ld, at(where, sizeof(where), list, idx), "'%s': a value's name is in capitals (N, FILE, TEXT)", s);
 	o->text = val != NULL && vn == 4 && memcmp(val, "TEXT", 4) == 0;
+	/* the spelling, cut out of the document's string where the value begins */
+	s[n] = '\0';
+	o->spell = s;
 	return 0;
 }
 
 static void
 optrule_free(struct x_optrule *o)
 {
-	free(o->spell);
-	free(o->why);
 	free(o->rule);
 }
 
@@ -339,28 +350,30 @@ load_options(struct loader *ld, const cJSON *arr, const char *where, struct x_cm
 	c->opts = ai_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*c->opts));
 	cJSON_ArrayForEach(it, arr) {
 		struct x_optrule *o = &c->opts[c->nopts];
-		const cJSON *spec = it, *lv, *why;
+		const cJSON *spec = it, *lv = NULL, *why = NULL;
+		size_t idx = i++;
 
-		if (snprintf(w, sizeof(w), "%s[%zu]", where, i++) >= (int)sizeof(w))
-			w[sizeof(w) - 1] = '\0';
 		if (cJSON_IsObject(it)) {
-			if (known_keys(ld, it, w, keys) < 0)
+			if (known_keys(ld, it, at(w, sizeof(w), where, idx), keys) < 0)
 				return -1;
 			spec = ai_json_get(it, "option");
+			lv = ai_json_get(it, "level");
+			why = ai_json_get(it, "why");
 		}
 		if (!cJSON_IsString(spec))
-			return bad(ld, w, "an option is a string, or an object with \"option\"");
-		if (parse_optspec(ld, spec->valuestring, w, o) < 0)
+			return bad(ld, at(w, sizeof(w), where, idx),
+			    "an option is a string, or an object with \"option\"");
+		if (parse_optspec(ld, spec->valuestring, where, idx, o) < 0)
 			return -1;
 		c->nopts++;
-		lv = cJSON_IsObject(it) ? ai_json_get(it, "level") : NULL;
-		why = cJSON_IsObject(it) ? ai_json_get(it, "why") : NULL;
-		if (lv != NULL && level_of(ld, lv, w, &o->level) < 0)
+		if (lv != NULL && level_of(ld, lv, at(w, sizeof(w), where, idx), &o->level) < 0)
 			return -1;
 		if (why != NULL && !cJSON_IsString(why))
-			return bad(ld, w, "\"why\" must be a string");
-		o->why = why != NULL ? ai_xstrdup(why->valuestring) : NULL;
-		o->rule = dupf("%s %s", c->rule, o->spell);
+			return bad(ld, at(w, sizeof(w), where, idx), "\"why\" must be a string");
+		o->why = why != NULL ? why->valuestring : NULL;
+		/* a name of its own only for an option that can decide the level */
+		if (o->level >= 0)
+			o->rule = dupf("%s %s", c->rule, o->spell);
 	}
 	return 0;
 }
@@ -466,14 +479,32 @@ load_cmd(struct loader *ld, const cJSON *obj, const char *where, int inherit, st
 	return 0;
 }
 
-/* The real path of a program's file in a trusted place, or NULL (not found). */
+/* Whether dir is one of the policy's directories (real paths, already trusted). */
+static int
+known_dir(const struct x_progs *ps, const char *dir, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < ps->ndirs; i++)
+		if (strlen(ps->dirs[i]) == n && memcmp(ps->dirs[i], dir, n) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The real path of a program's file in a trusted place, or NULL (not
+ * found).  A file found in one of the policy's directories that is not a
+ * symbolic link is its own real path and needs no walk up again: resolving
+ * a hundred programs costs a system call or two each.
+ */
 static int
 resolve(struct loader *ld, struct x_prog *p, const cJSON *explicit_path, const char *where)
 {
 	char where_bad[PATH_MAX + 32];
-	const char *why;
+	const char *why, *slash;
 	char *real = NULL;
 	struct stat st;
+	int have = 0, ok;
 	size_t i;
 
 	if (explicit_path != NULL) {
@@ -489,19 +520,33 @@ resolve(struct loader *ld, struct x_prog *p, const cJSON *explicit_path, const c
 			struct ai_buf cand = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
 			ai_buf_addf(&cand, "%s/%s", ld->ps->dirs[i], p->name);
-			if (lstat(cand.buf, &st) == 0)
-				real = realpath(cand.buf, NULL);
+			if (lstat(cand.buf, &st) == 0) {
+				if (S_ISLNK(st.st_mode)) {
+					real = realpath(cand.buf, NULL);
+				} else {
+					real = ai_buf_detach(&cand, NULL);
+					have = 1;
+				}
+			}
 			ai_buf_release(&cand);
 		}
 		if (real == NULL)
 			return 0;
 	}
-	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
+	if ((!have && stat(real, &st) < 0) || !S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
 		bad(ld, where, "'%s' resolves to '%s', which is not an executable file", p->name, real);
 		free(real);
 		return -1;
 	}
-	if (!x_trusted(real, &why, where_bad, sizeof(where_bad))) {
+	slash = strrchr(real, '/');
+	if (known_dir(ld->ps, real, (size_t)(slash - real))) {
+		ok = st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
+		why = st.st_uid != 0 ? "does not belong to root" : "is writable by group or others";
+		snprintf(where_bad, sizeof(where_bad), "%s", real);
+	} else {
+		ok = x_trusted(real, &why, where_bad, sizeof(where_bad));
+	}
+	if (!ok) {
 		bad(ld, where, "'%s' resolves to '%s', which is not trusted: '%s' %s", p->name, real,
 		    where_bad, why);
 		free(real);
@@ -515,8 +560,8 @@ resolve(struct loader *ld, struct x_prog *p, const cJSON *explicit_path, const c
  * What a confined program may execute besides itself: the interpreter of an
  * ELF file (PT_INTERP) or of a "#!" script, and that interpreter's own.
  */
-static char *
-interpreter(const char *path)
+char *
+x_interpreter(const char *path)
 {
 	unsigned char h[4096];
 	char name[PATH_MAX];
@@ -665,15 +710,12 @@ load_program(struct loader *ld, const cJSON *obj, struct x_prog *p)
 	} else if (p->cmd.level < 0) {
 		return bad(ld, where, "no level (\"L0\", \"L1\" or \"L2\")");
 	}
-	if (resolve(ld, p, ai_json_get(obj, "path"), where) < 0)
+	/* a program that is refused whatever its arguments is never run: not looked for */
+	if ((p->cmd.level != XL_L2 || p->nsubs > 0 || ai_json_get(obj, "path") != NULL) &&
+	    resolve(ld, p, ai_json_get(obj, "path"), where) < 0)
 		return -1;
-	if (p->path != NULL) {
+	if (p->path != NULL)
 		p->harden = harden_of(p->path);
-		p->exec[0] = ai_xstrdup(p->path);
-		p->exec[1] = interpreter(p->path);
-		if (p->exec[1] != NULL)
-			p->exec[2] = interpreter(p->exec[1]);
-	}
 	if (p->harden == XH_FIND)
 		for (i = 0; i < AI_ARRAY_SIZE(find_deny); i++)
 			add_deny(&p->cmd, find_deny[i].spell, 0, find_deny[i].why);
@@ -766,6 +808,73 @@ read_policy(struct loader *ld, struct ai_buf *text)
 	return rc;
 }
 
+/*
+ * The document is parsed into an arena: thousands of small nodes and strings
+ * that live exactly as long as the policy, allocated by bumping a pointer
+ * and freed in one go (malloc and free for each were a third of the time
+ * ai-exec --run spent before the program started).  cJSON's hooks are
+ * global: they point here only while the policy is parsed.
+ */
+struct arena_block {
+	struct arena_block *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+static struct arena_block *arena;
+
+static void *
+arena_alloc(size_t n)
+{
+	size_t need = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	struct arena_block *b = arena;
+
+	if (b == NULL || b->size - b->used < need) {
+		size_t size = need > ((size_t)64 << 10) ? need : (size_t)64 << 10;
+
+		b = ai_xmalloc(sizeof(*b) + size);
+		b->size = size;
+		b->used = 0;
+		b->next = arena;
+		arena = b;
+	}
+	b->used += need;
+	return (char *)b->data + b->used - need;
+}
+
+static void
+arena_free(void *p)
+{
+	(void)p; /* the whole arena goes at once */
+}
+
+static void
+arena_release(struct arena_block *b)
+{
+	while (b != NULL) {
+		struct arena_block *next = b->next;
+
+		free(b);
+		b = next;
+	}
+}
+
+/* Parse the policy's text into the arena; *blocks receives it (to arena_release). */
+static cJSON *
+parse_in_arena(const char *s, size_t n, struct arena_block **blocks, struct ai_err *e)
+{
+	cJSON_Hooks hooks = { arena_alloc, arena_free };
+	cJSON *doc;
+
+	arena = NULL;
+	cJSON_InitHooks(&hooks);
+	doc = ai_json_parse(s, n, e);
+	ai_json_init();
+	*blocks = arena;
+	arena = NULL;
+	return doc;
+}
+
 int
 x_progs_load(struct x_progs *ps, const char *file, struct ai_err *e)
 {
@@ -782,7 +891,7 @@ x_progs_load(struct x_progs *ps, const char *file, struct ai_err *e)
 	ps->file = ai_xstrdup(file);
 	if (read_policy(&ld, &text) < 0)
 		goto out;
-	doc = ai_json_parse(text.buf, text.len, e);
+	doc = parse_in_arena(text.buf, text.len, &ps->arena, e);
 	if (doc == NULL) {
 		ai_err_prefix(e, "policy '%s'", file);
 		e->code = AI_EXIT_CONFIG;
@@ -821,9 +930,9 @@ x_progs_load(struct x_progs *ps, const char *file, struct ai_err *e)
 		ai_buf_adds(&names, ", ...");
 	}
 	ps->names = ai_buf_detach(&names, NULL);
+	ps->doc = doc;
 	rc = 0;
 out:
-	cJSON_Delete(doc);
 	ai_buf_release(&text);
 	ai_buf_release(&names);
 	if (rc < 0)
@@ -841,8 +950,6 @@ x_progs_free(struct x_progs *ps)
 
 		free(p->name);
 		free(p->path);
-		for (j = 0; j < AI_ARRAY_SIZE(p->exec); j++)
-			free(p->exec[j]);
 		cmd_free(&p->cmd);
 		for (j = 0; j < p->nsubs; j++)
 			cmd_free(&p->subs[j]);
@@ -855,6 +962,7 @@ x_progs_free(struct x_progs *ps)
 	free(ps->search);
 	free(ps->names);
 	free(ps->file);
+	arena_release(ps->arena); /* the document: never cJSON_Delete'd */
 	memset(ps, 0, sizeof(*ps));
 }
 

@@ -470,11 +470,22 @@ x_tool_run(struct x_ctx *c, const struct x_runcall *call, struct x_runres *r, st
 		return -1;
 	}
 	build_argv(d.prog, call, &argv);
-	if (r->level == XL_L0 && ro->landlock > 0 &&
-	    x_confine_prepare(&conf, d.prog->exec, AI_ARRAY_SIZE(d.prog->exec), &r->err) < 0) {
-		x_argv_free(&argv);
-		x_argv_free(&env);
-		return audit_execution(c, n, call, r, d.prog->path, e);
+	if (r->level == XL_L0 && ro->landlock > 0) {
+		/* what it may execute: itself, its interpreter, and that one's */
+		char *exec[3];
+		int crc;
+
+		exec[0] = d.prog->path;
+		exec[1] = x_interpreter(d.prog->path);
+		exec[2] = exec[1] != NULL ? x_interpreter(exec[1]) : NULL;
+		crc = x_confine_prepare(&conf, exec, 3, &r->err);
+		free(exec[1]);
+		free(exec[2]);
+		if (crc < 0) {
+			x_argv_free(&argv);
+			x_argv_free(&env);
+			return audit_execution(c, n, call, r, d.prog->path, e);
+		}
 	}
 	if (x_launch_run(d.prog->path, argv.v, (const char *const *)env.v, c->progs->search,
 	    r->cwd, &conf, call->timeout_ms > 0 && call->timeout_ms < ro->timeout_ms ?
