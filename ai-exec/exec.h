@@ -393,6 +393,8 @@ int x_audit_end(struct x_audit *a, cJSON *line, struct ai_err *e);
 void x_json_text(struct ai_buf *out, const char *p, size_t n);
 /* Add p[0..n) to obj as the string member key, made valid as x_json_text does. */
 void x_json_addtext(cJSON *obj, const char *key, const char *p, size_t n);
+/* The same with secrets redacted (audit lines); null when s is NULL. */
+void x_json_addredacted(cJSON *obj, const char *key, const char *s, size_t n);
 
 /* ---- tool.c ---- */
 
@@ -430,6 +432,11 @@ int x_tool_execute(struct x_ctx *c, const struct x_call *call, struct x_result *
     struct ai_err *e);
 /* Write the audit line of a call (refused, cached or run). */
 int x_tool_audit(struct x_ctx *c, const struct x_call *call, const struct x_result *r,
+    struct ai_err *e);
+/* A string argument: 1 found, 0 absent or null, -1 (65) of another type. */
+int x_str_arg(const cJSON *args, const char *key, const char **out, struct ai_err *e);
+/* args is an object whose members are all in names; else 65, "unknown argument 'x' (TAKES)". */
+int x_args_known(const cJSON *args, const char *const *names, const char *takes,
     struct ai_err *e);
 /* Read an execute tool_call's arguments into call (65 with a message). */
 int x_execute_args(const struct x_ctx *c, const cJSON *args, struct x_call *call,

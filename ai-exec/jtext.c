@@ -2,12 +2,14 @@
  * jtext.c: bytes as JSON text.  Output of commands and programs is bytes; a
  * record carries it as a string: valid UTF-8 passes as it is, every invalid
  * sequence and every NUL becomes U+FFFD (the suite's readers refuse \u0000).
- * Shared by the tools' results and the output parsers (and their fuzz target).
+ * Shared by the tools' results, the audit lines (redacted) and the output
+ * parsers (and their fuzz target).
  */
 #include <string.h>
 
 #include "exec.h"
 #include "json.h"
+#include "redact.h"
 #include "text.h"
 #include "banned.h"
 
@@ -34,4 +36,18 @@ x_json_addtext(cJSON *obj, const char *key, const char *p, size_t n)
 	x_json_text(&b, p ? p : "", p ? n : 0);
 	ai_json_addstrn(obj, key, b.buf, b.len);
 	ai_buf_release(&b);
+}
+
+void
+x_json_addredacted(cJSON *obj, const char *key, const char *s, size_t n)
+{
+	struct ai_buf red = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	if (s == NULL) {
+		ai_json_addnull(obj, key);
+		return;
+	}
+	ai_redact(&red, s, n);
+	x_json_addtext(obj, key, red.buf, red.len);
+	ai_buf_release(&red);
 }

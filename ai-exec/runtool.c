@@ -50,45 +50,16 @@ x_runres_free(struct x_runres *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* A string argument: 1 found, 0 absent or null, -1 of another type. */
-static int
-str_arg(const cJSON *a, const char *key, const char **out, struct ai_err *e)
-{
-	const cJSON *v = ai_json_get(a, key);
-
-	*out = NULL;
-	if (v == NULL || cJSON_IsNull(v))
-		return 0;
-	if (!cJSON_IsString(v))
-		return ai_err_set(e, AI_EXIT_DATAERR, "argument '%s' must be a string", key);
-	*out = v->valuestring;
-	return 1;
-}
-
 int
 x_run_args(const cJSON *a, struct x_runcall *call, struct ai_err *e)
 {
 	const cJSON *m, *args, *t;
 
 	memset(call, 0, sizeof(*call));
-	if (!cJSON_IsObject(a))
-		return ai_err_set(e, AI_EXIT_DATAERR, "the arguments must be a JSON object");
-	cJSON_ArrayForEach(m, a) {
-		size_t i;
-
-		for (i = 0; run_keys[i] != NULL; i++)
-			if (strcmp(m->string, run_keys[i]) == 0)
-				break;
-		if (run_keys[i] == NULL) {
-			char ex[64];
-
-			ai_excerpt(m->string, strlen(m->string), ex, sizeof(ex));
-			return ai_err_set(e, AI_EXIT_DATAERR,
-			    "unknown argument '%s' (run takes program, args, cwd, reason and timeout)", ex);
-		}
-	}
-	if (str_arg(a, "program", &call->program, e) < 0 || str_arg(a, "cwd", &call->cwd, e) < 0 ||
-	    str_arg(a, "reason", &call->reason, e) < 0)
+	if (x_args_known(a, run_keys, "run takes program, args, cwd, reason and timeout", e) < 0)
+		return -1;
+	if (x_str_arg(a, "program", &call->program, e) < 0 ||
+	    x_str_arg(a, "cwd", &call->cwd, e) < 0 || x_str_arg(a, "reason", &call->reason, e) < 0)
 		return -1;
 	if (call->program == NULL || call->program[0] == '\0')
 		return ai_err_set(e, AI_EXIT_DATAERR, "argument 'program' is missing");
@@ -241,15 +212,7 @@ ask(const struct x_runcall *call, const struct x_runres *r)
 static void
 add_redacted(cJSON *obj, const char *key, const char *s)
 {
-	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-	if (s == NULL) {
-		ai_json_addnull(obj, key);
-		return;
-	}
-	ai_redact(&b, s, strlen(s));
-	x_json_addtext(obj, key, b.buf, b.len);
-	ai_buf_release(&b);
+	x_json_addredacted(obj, key, s, s != NULL ? strlen(s) : 0);
 }
 
 static cJSON *

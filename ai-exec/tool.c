@@ -57,9 +57,8 @@ static const char *const arg_names[] = {
 	"command", "file", "idempotency", "start", "size", "reason", NULL
 };
 
-/* A string argument: 1 found, 0 absent or null, -1 of another type. */
-static int
-str_arg(const cJSON *args, const char *key, const char **out, struct ai_err *e)
+int
+x_str_arg(const cJSON *args, const char *key, const char **out, struct ai_err *e)
 {
 	const cJSON *v = ai_json_get(args, key);
 
@@ -73,35 +72,43 @@ str_arg(const cJSON *args, const char *key, const char **out, struct ai_err *e)
 }
 
 int
-x_execute_args(const struct x_ctx *c, const cJSON *args, struct x_call *call, struct ai_err *e)
+x_args_known(const cJSON *args, const char *const *names, const char *takes, struct ai_err *e)
 {
 	const cJSON *m;
-	uint64_t v;
-	int rc;
 
-	memset(call, 0, sizeof(*call));
-	call->size = c->pol.lim.max_size < 4096 ? c->pol.lim.max_size : 4096;
 	if (!cJSON_IsObject(args))
 		return ai_err_set(e, AI_EXIT_DATAERR, "the arguments must be a JSON object");
 	cJSON_ArrayForEach(m, args) {
 		size_t i;
 
-		for (i = 0; arg_names[i] != NULL; i++)
-			if (strcmp(m->string, arg_names[i]) == 0)
+		for (i = 0; names[i] != NULL; i++)
+			if (strcmp(m->string, names[i]) == 0)
 				break;
-		if (arg_names[i] == NULL) {
+		if (names[i] == NULL) {
 			char ex[64];
 
 			ai_excerpt(m->string, strlen(m->string), ex, sizeof(ex));
-			return ai_err_set(e, AI_EXIT_DATAERR,
-			    "unknown argument '%s' (execute takes command, file, idempotency, start, "
-			    "size and reason)", ex);
+			return ai_err_set(e, AI_EXIT_DATAERR, "unknown argument '%s' (%s)", ex, takes);
 		}
 	}
-	if (str_arg(args, "command", &call->command, e) < 0 ||
-	    str_arg(args, "file", &call->file, e) < 0 ||
-	    str_arg(args, "idempotency", &call->idempotency, e) < 0 ||
-	    str_arg(args, "reason", &call->reason, e) < 0)
+	return 0;
+}
+
+int
+x_execute_args(const struct x_ctx *c, const cJSON *args, struct x_call *call, struct ai_err *e)
+{
+	uint64_t v;
+	int rc;
+
+	memset(call, 0, sizeof(*call));
+	call->size = c->pol.lim.max_size < 4096 ? c->pol.lim.max_size : 4096;
+	if (x_args_known(args, arg_names,
+	    "execute takes command, file, idempotency, start, size and reason", e) < 0)
+		return -1;
+	if (x_str_arg(args, "command", &call->command, e) < 0 ||
+	    x_str_arg(args, "file", &call->file, e) < 0 ||
+	    x_str_arg(args, "idempotency", &call->idempotency, e) < 0 ||
+	    x_str_arg(args, "reason", &call->reason, e) < 0)
 		return -1;
 	if (call->command == NULL)
 		return ai_err_set(e, AI_EXIT_DATAERR, "argument 'command' is missing");
@@ -206,20 +213,6 @@ x_ctx_free(struct x_ctx *c)
 
 /* ---- the audit line ---- */
 
-static void
-add_redacted(cJSON *line, const char *key, const char *s, size_t n)
-{
-	struct ai_buf red = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-	if (s == NULL) {
-		ai_json_addnull(line, key);
-		return;
-	}
-	ai_redact(&red, s, n);
-	x_json_addtext(line, key, red.buf, red.len);
-	ai_buf_release(&red);
-}
-
 int
 x_tool_audit(struct x_ctx *c, const struct x_call *call, const struct x_result *r, struct ai_err *e)
 {
@@ -231,13 +224,13 @@ x_tool_audit(struct x_ctx *c, const struct x_call *call, const struct x_result *
 		return 0;
 	line = x_audit_begin("execute");
 	if (call->id != NULL)
-		add_redacted(line, "id", call->id, strlen(call->id));
-	add_redacted(line, "command", call->command, call->command ? call->command_len : 0);
-	add_redacted(line, "reason", call->reason, call->reason ? strlen(call->reason) : 0);
-	add_redacted(line, "file", call->file, call->file ? strlen(call->file) : 0);
+		x_json_addredacted(line, "id", call->id, strlen(call->id));
+	x_json_addredacted(line, "command", call->command, call->command ? call->command_len : 0);
+	x_json_addredacted(line, "reason", call->reason, call->reason ? strlen(call->reason) : 0);
+	x_json_addredacted(line, "file", call->file, call->file ? strlen(call->file) : 0);
 	ai_json_addbool(line, "refused", refused);
 	if (refused)
-		add_redacted(line, "why", r->err.msg, strlen(r->err.msg));
+		x_json_addredacted(line, "why", r->err.msg, strlen(r->err.msg));
 	ai_json_addbool(line, "ok", r->ok);
 	if (!r->ok)
 		ai_json_addstr(line, "error_kind", x_kind(r->err.code));
