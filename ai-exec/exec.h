@@ -441,6 +441,8 @@ int x_args_known(const cJSON *args, const char *const *names, const char *takes,
 /* Read an execute tool_call's arguments into call (65 with a message). */
 int x_execute_args(const struct x_ctx *c, const cJSON *args, struct x_call *call,
     struct ai_err *e);
+/* A tool_result's common head: id (when not NULL), name, ok, and error and error_kind when !ok. */
+cJSON *x_result_head(const cJSON *id, const char *name, int ok, const struct ai_err *err);
 /* The tool_result record for r. */
 cJSON *x_result_record(const cJSON *id, const char *name, const struct x_result *r);
 

@@ -499,21 +499,9 @@ cJSON *
 x_runres_record(const cJSON *id, const struct x_runcall *call, const struct x_runres *r,
     uint64_t tail)
 {
-	cJSON *rec = ai_record_new("tool_result"), *args;
+	cJSON *rec = x_result_head(id, "run", r->ok, &r->err), *args;
 	size_t i, so = 0, se = 0;
 
-	if (id != NULL)
-		cJSON_AddItemToObject(rec, "id", cJSON_Duplicate(id, 1));
-	ai_json_addstr(rec, "name", "run");
-	ai_json_addbool(rec, "ok", r->ok);
-	if (!r->ok) {
-		char msg[AI_ERR_MSG_MAX];
-
-		snprintf(msg, sizeof(msg), "%s", r->err.msg);
-		msg[strcspn(msg, "\n")] = '\0';
-		x_json_addtext(rec, "error", msg, strlen(msg));
-		ai_json_addstr(rec, "error_kind", x_kind(r->err.code));
-	}
 	x_json_addtext(rec, "program", call->program, strlen(call->program));
 	args = cJSON_AddArrayToObject(rec, "args");
 	for (i = 0; i < call->nargs; i++) {

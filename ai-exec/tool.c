@@ -24,22 +24,31 @@
 #include "banned.h"
 
 cJSON *
-x_result_record(const cJSON *id, const char *name, const struct x_result *r)
+x_result_head(const cJSON *id, const char *name, int ok, const struct ai_err *err)
 {
 	cJSON *rec = ai_record_new("tool_result");
 
 	if (id != NULL)
 		cJSON_AddItemToObject(rec, "id", cJSON_Duplicate(id, 1));
 	ai_json_addstr(rec, "name", name);
-	ai_json_addbool(rec, "ok", r->ok);
-	if (!r->ok) {
+	ai_json_addbool(rec, "ok", ok);
+	if (!ok) {
 		char msg[AI_ERR_MSG_MAX];
 
-		snprintf(msg, sizeof(msg), "%s", r->err.msg);
+		/* one line, as aicli(7) says */
+		snprintf(msg, sizeof(msg), "%s", err->msg);
 		msg[strcspn(msg, "\n")] = '\0';
 		x_json_addtext(rec, "error", msg, strlen(msg));
-		ai_json_addstr(rec, "error_kind", x_kind(r->err.code));
+		ai_json_addstr(rec, "error_kind", x_kind(err->code));
 	}
+	return rec;
+}
+
+cJSON *
+x_result_record(const cJSON *id, const char *name, const struct x_result *r)
+{
+	cJSON *rec = x_result_head(id, name, r->ok, &r->err);
+
 	x_json_addtext(rec, "stdout_text", r->out, r->out_len);
 	x_json_addtext(rec, "stderr_text", r->errtext, r->errtext_len);
 	ai_json_addnum(rec, "exit_code", r->exit_code);
