@@ -29,7 +29,6 @@
 #include "exec.h"
 #include "json.h"
 #include "msg.h"
-#include "record.h"
 #include "redact.h"
 #include "text.h"
 #include "util.h"
