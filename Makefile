@@ -103,14 +103,17 @@ valgrind: $(UNIT_BIN)
 	@sh tests/run-unit.sh --valgrind $(UNIT_BIN)
 
 install: all
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(SHAREDIR)
 	for b in $(BINS); do install -m 755 $$b $(DESTDIR)$(BINDIR)/; done
+	install -m 644 ai-exec/policy.json $(DESTDIR)$(SHAREDIR)/policy.json
 	for m in $(filter %.1,$(MANPAGES)); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done
 	for m in $(filter %.7,$(MANPAGES)); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man7/; done
 
 uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t; done
 	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/man*/$$m; done
+	rm -f $(DESTDIR)$(SHAREDIR)/policy.json
 
 bench: all $(HELPER_BIN) bench/measure
 	@sh bench/run.sh

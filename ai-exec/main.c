@@ -3,9 +3,11 @@
  * it is given: one command from the command line, or tool calls from
  * standard input with --serve.  See ai-exec(1) and exec.h.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "exec.h"
@@ -90,18 +92,103 @@ one_command(struct x_ctx *c, const char *command, uint64_t start, uint64_t size,
 	return code;
 }
 
+/* Bytes to a stream: raw into a pipe or a file, sanitized on a terminal. */
+static int
+print_bytes(FILE *f, const char *p, size_t n, struct ai_err *e)
+{
+	if (n == 0)
+		return 0;
+	if (isatty(fileno(f))) {
+		struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+		int rc;
+
+		ai_term_sanitize(&b, p, n);
+		rc = ai_out_write(f, b.buf, b.len, e);
+		ai_buf_release(&b);
+		return rc;
+	}
+	return ai_out_write(f, p, n, e);
+}
+
+/*
+ * --run: one program.  Its standard output and error are passed on and the
+ * exit status is its own, as env(1) and timeout(1) do; ai-exec's own
+ * statuses (77 refused, 75 timeout, 3 limit, 69 not found...) when it did
+ * not run or was stopped.
+ */
+static int
+one_run(struct x_ctx *c, char **ops, int nops, const char *reason, int json, struct ai_err *e)
+{
+	struct x_runcall call;
+	struct x_runres r;
+	int code;
+
+	memset(&call, 0, sizeof(call));
+	call.program = ops[0];
+	call.args = ops + 1;
+	call.nargs = (size_t)nops - 1;
+	call.reason = reason;
+	if (x_tool_run(c, &call, &r, e) < 0) {
+		x_runres_free(&r);
+		return -1;
+	}
+	if (!r.ran || r.l.timed_out || r.l.over_cap)
+		code = r.err.code;
+	else
+		code = r.l.exit_code;
+	if (json) {
+		cJSON *rec = x_runres_record(NULL, &call, &r, c->run->tail);
+
+		if (ai_record_write(stdout, rec, e) < 0)
+			code = -1;
+		cJSON_Delete(rec);
+	} else if (r.ran && (print_bytes(stdout, r.l.out.buf, r.l.out.len, e) < 0 ||
+	    ai_out_flush(stdout, e) < 0)) {
+		code = -1;
+	}
+	if (code >= 0 && !json && r.ran)
+		(void)print_bytes(stderr, r.l.err.buf, r.l.err.len, e);
+	if (code >= 0 && (!r.ran || r.l.timed_out || r.l.over_cap))
+		ai_err_print(&r.err);
+	x_runres_free(&r);
+	return code;
+}
+
+/* --root: a real directory (default: the current one). */
+static char *
+root_dir(const char *root, struct ai_err *e)
+{
+	char *here = root ? NULL : getcwd(NULL, 0), *real;
+	struct stat st;
+
+	real = realpath(root ? root : here ? here : ".", NULL);
+	free(here);
+	if (real == NULL || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		ai_err_set(e, AI_EXIT_USAGE, "--root '%s': %s", root ? root : ".",
+		    real ? strerror(ENOTDIR) : strerror(errno));
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
 static int
 run(int argc, char **argv, struct ai_err *e)
 {
 	static const char *const synopsis[] = {
 		"ai-exec [-jv] [--file PATH]... [--allow-url PREFIX]... [--audit FILE] "
 		"[--start N] [--size N] [--reason TEXT] [LIMITS] COMMAND",
-		"ai-exec --serve [-v] [--file PATH]... [--allow-url PREFIX]... [--audit FILE] [LIMITS]",
+		"ai-exec [-jv] --policy FILE [--root DIR] [--approve LEVEL] [--audit FILE] "
+		"[--reason TEXT] [LIMITS] --run PROGRAM [ARG]...",
+		"ai-exec --serve [-v] [--file PATH]... [--allow-url PREFIX]... [--policy FILE] "
+		"[--root DIR] [--approve LEVEL] [--max-runs N] [--audit FILE] [LIMITS]",
 		NULL
 	};
 	struct ai_strlist files = { NULL, 0 }, urls = { NULL, 0 };
-	const char *audit = NULL, *reason = NULL;
+	const char *audit = NULL, *reason = NULL, *policy = NULL, *root = NULL, *approve = NULL;
 	int json = 0, serve = 0, verbose = 0, start_given = 0, size_given = 0, exitcode, nops, rc;
+	int runit = 0, max_runs_given = 0, tail_given = 0;
+	uint64_t max_runs = 5, tail = 40;
 	uint64_t start = 0, size = 4096, max_size = 4096, max_file = 10 * MIB, max_read = 64 * MIB,
 	    max_output = 64 * MIB, max_memory = 512, max_cpu = 5, cache = 64;
 	double timeout = 30;
@@ -114,6 +201,20 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "append one JSON line per execution to FILE" },
 		{ .type = AI_OPT_FLAG, .long_name = "serve", .value = &serve,
 		  .help = "answer tool_call records from standard input" },
+		{ .type = AI_OPT_STR, .long_name = "policy", .value = &policy, .arg = "FILE",
+		  .help = "the programs that may run, and their rules (JSON)" },
+		{ .type = AI_OPT_FLAG, .long_name = "run", .value = &runit, .rest = 1,
+		  .help = "run PROGRAM [ARG]... (the rest of the line) under --policy" },
+		{ .type = AI_OPT_STR, .long_name = "root", .value = &root, .arg = "DIR",
+		  .help = "programs work inside DIR (default: the current directory)" },
+		{ .type = AI_OPT_STR, .long_name = "approve", .value = &approve, .arg = "LEVEL",
+		  .help = "run up to LEVEL without asking: L0 or L1" },
+		{ .type = AI_OPT_U64, .long_name = "max-runs", .value = &max_runs, .arg = "N",
+		  .min = 1, .max = 100000, .given = &max_runs_given,
+		  .help = "programs run per request (5)" },
+		{ .type = AI_OPT_U64, .long_name = "tail", .value = &tail, .arg = "N",
+		  .max = 100000, .given = &tail_given,
+		  .help = "lines of a program's output in a result (40)" },
 		{ .type = AI_OPT_U64, .long_name = "start", .value = &start, .arg = "N",
 		  .max = (uint64_t)1 << 53, .given = &start_given,
 		  .help = "first byte of the output to show (default 0)" },
@@ -145,7 +246,8 @@ run(int argc, char **argv, struct ai_err *e)
 		AI_OPTION_END
 	};
 	const struct ai_command cmd = { synopsis,
-		"Run a safe, read-only command language over the files and URLs given.",
+		"Run a safe, read-only command language over the files and URLs given, "
+		"or allowed programs.",
 		options, 0 };
 	struct x_ctx c;
 	char **ops;
@@ -160,7 +262,24 @@ run(int argc, char **argv, struct ai_err *e)
 	}
 	if (!size_given && size > max_size)
 		size = max_size;
-	if (serve && nops > 0)
+	if (runit && serve)
+		ai_err_set(e, AI_EXIT_USAGE, "--run and --serve do not go together");
+	else if (runit && nops == 0)
+		ai_err_set(e, AI_EXIT_USAGE, "--run needs a PROGRAM");
+	else if (runit && policy == NULL)
+		ai_err_set(e, AI_EXIT_USAGE, "--run needs --policy FILE");
+	else if (runit && (files.n || urls.n || start_given || size_given || max_runs_given))
+		ai_err_set(e, AI_EXIT_USAGE,
+		    "--file, --allow-url, --start, --size and --max-runs do not go with --run");
+	else if (!runit && !serve && (policy || root || approve || max_runs_given || tail_given))
+		ai_err_set(e, AI_EXIT_USAGE,
+		    "--policy, --root, --approve, --max-runs and --tail go with --run or --serve");
+	else if (approve != NULL && strcmp(approve, "L0") != 0 && strcmp(approve, "L1") != 0)
+		ai_err_set(e, AI_EXIT_USAGE,
+		    "--approve takes L0 (ask nothing, run L0 only) or L1 (run L1 too); L2 never runs");
+	else if (runit)
+		;
+	else if (serve && nops > 0)
 		ai_err_set(e, AI_EXIT_USAGE, "--serve reads tool calls from standard input: no COMMAND");
 	else if (serve && (json || start_given || size_given || reason != NULL))
 		ai_err_set(e, AI_EXIT_USAGE,
@@ -189,6 +308,30 @@ run(int argc, char **argv, struct ai_err *e)
 	c.pol.lim.timeout_ms = (uint64_t)(timeout * 1000);
 	c.pol.lim.cache = cache;
 	rc = 0;
+	if (policy != NULL || runit || serve) {
+		struct x_runopts *ro = ai_xcalloc(1, sizeof(*ro));
+
+		c.run = ro;
+		ro->approve = approve == NULL ? -1 : approve[1] - '0';
+		ro->max_runs = max_runs;
+		ro->tail = tail;
+		ro->timeout_ms = (int64_t)(timeout * 1000);
+		ro->max_out = max_output;
+		if (policy != NULL) {
+			ro->landlock = x_landlock_abi();
+			ro->root = root_dir(root, e);
+			if (ro->root == NULL) {
+				rc = -1;
+			} else {
+				c.progs = ai_xcalloc(1, sizeof(*c.progs));
+				rc = x_progs_load(c.progs, policy, e);
+				if (rc < 0) {
+					free(c.progs);
+					c.progs = NULL;
+				}
+			}
+		}
+	}
 	for (i = 0; i < files.n && rc == 0; i++)
 		rc = x_policy_add_file(&c.pol, files.v[i], e);
 	for (i = 0; i < urls.n && rc == 0; i++)
@@ -202,8 +345,14 @@ run(int argc, char **argv, struct ai_err *e)
 		return -1;
 	}
 	x_policy_seal(&c.pol);
+	if (verbose && c.progs != NULL)
+		ai_error("policy '%s': %zu programs; Landlock %s", policy, c.progs->n,
+		    c.run->landlock > 0 ? "available: L0 programs run read-only" :
+		    "not available: L0 programs run unconfined");
 	if (serve)
 		rc = x_serve(&c, STDIN_FILENO, e) < 0 ? -1 : AI_EXIT_OK;
+	else if (runit)
+		rc = one_run(&c, ops, nops, reason, json, e);
 	else
 		rc = one_command(&c, ops[0], start, size, reason, json, e);
 	x_ctx_free(&c);

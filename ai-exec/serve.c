@@ -9,8 +9,9 @@
  * and the next line is read.  Only a failure to write the results (or the
  * audit log) ends it.
  *
- * Tools are found in one table: the "run" tool of allowlisted programs
- * (issue 8) will be one more entry, with its own arguments and result.
+ * Tools are found in one table: "execute" (the command language) and "run"
+ * (allowlisted programs, with --policy), each with its own arguments and
+ * result.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +56,33 @@ call_execute(struct x_ctx *c, const cJSON *id, const cJSON *args, cJSON **result
 	return rc;
 }
 
+static int
+call_run(struct x_ctx *c, const cJSON *id, const cJSON *args, cJSON **result, struct ai_err *e)
+{
+	struct x_runcall call;
+	struct x_runres r;
+	int rc = 0;
+
+	memset(&r, 0, sizeof(r));
+	if (x_run_args(args, &call, &r.err) < 0) {
+		r.level = -1;
+		r.decision = "refused";
+		/* what could be read of the call is still shown */
+		if (call.program == NULL)
+			call.program = "";
+	} else {
+		call.id = cJSON_IsString(id) ? id->valuestring : NULL;
+		rc = x_tool_run(c, &call, &r, e);
+	}
+	*result = x_runres_record(id, &call, &r, c->run ? c->run->tail : 0);
+	x_runres_free(&r);
+	free(call.args);
+	return rc;
+}
+
 static const struct tool tools[] = {
 	{ "execute", call_execute },
+	{ "run", call_run },
 	{ NULL, NULL }
 };
 
@@ -120,7 +146,7 @@ answer(struct x_ctx *c, const char *line, size_t len, unsigned long lineno, cJSO
 
 		ai_excerpt(name->valuestring, strlen(name->valuestring), ex, sizeof(ex));
 		snprintf(msg, sizeof(msg), "line %lu: tool '%s' is not served by ai-exec (it serves: "
-		    "execute)", lineno, ex);
+		    "execute, run)", lineno, ex);
 		*out = refusal(id, name, AI_EXIT_UNAVAILABLE, msg);
 		cJSON_Delete(rec);
 		return 0;

@@ -23,50 +23,34 @@
 #include "util.h"
 #include "banned.h"
 
-void
-x_json_text(struct ai_buf *out, const char *p, size_t n)
-{
-	const char *nul;
-
-	/* NUL is valid UTF-8 but not welcome in a string: the suite's readers refuse \u0000 */
-	while ((nul = memchr(p, '\0', n)) != NULL) {
-		ai_utf8_fix(out, p, (size_t)(nul - p));
-		ai_buf_adds(out, "\xef\xbf\xbd");
-		n -= (size_t)(nul - p) + 1;
-		p = nul + 1;
-	}
-	ai_utf8_fix(out, p, n);
-}
-
-static void
-add_text(cJSON *obj, const char *key, const char *p, size_t n)
-{
-	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-	x_json_text(&b, p ? p : "", p ? n : 0);
-	ai_json_addstrn(obj, key, b.buf, b.len);
-	ai_buf_release(&b);
-}
-
 cJSON *
-x_result_record(const cJSON *id, const char *name, const struct x_result *r)
+x_result_head(const cJSON *id, const char *name, int ok, const struct ai_err *err)
 {
 	cJSON *rec = ai_record_new("tool_result");
 
 	if (id != NULL)
 		cJSON_AddItemToObject(rec, "id", cJSON_Duplicate(id, 1));
 	ai_json_addstr(rec, "name", name);
-	ai_json_addbool(rec, "ok", r->ok);
-	if (!r->ok) {
+	ai_json_addbool(rec, "ok", ok);
+	if (!ok) {
 		char msg[AI_ERR_MSG_MAX];
 
-		snprintf(msg, sizeof(msg), "%s", r->err.msg);
+		/* one line, as aicli(7) says */
+		snprintf(msg, sizeof(msg), "%s", err->msg);
 		msg[strcspn(msg, "\n")] = '\0';
-		add_text(rec, "error", msg, strlen(msg));
-		ai_json_addstr(rec, "error_kind", x_kind(r->err.code));
+		x_json_addtext(rec, "error", msg, strlen(msg));
+		ai_json_addstr(rec, "error_kind", x_kind(err->code));
 	}
-	add_text(rec, "stdout_text", r->out, r->out_len);
-	add_text(rec, "stderr_text", r->errtext, r->errtext_len);
+	return rec;
+}
+
+cJSON *
+x_result_record(const cJSON *id, const char *name, const struct x_result *r)
+{
+	cJSON *rec = x_result_head(id, name, r->ok, &r->err);
+
+	x_json_addtext(rec, "stdout_text", r->out, r->out_len);
+	x_json_addtext(rec, "stderr_text", r->errtext, r->errtext_len);
 	ai_json_addnum(rec, "exit_code", r->exit_code);
 	ai_json_addnum(rec, "total_bytes", (double)r->total);
 	if (r->more)
@@ -82,9 +66,8 @@ static const char *const arg_names[] = {
 	"command", "file", "idempotency", "start", "size", "reason", NULL
 };
 
-/* A string argument: 1 found, 0 absent or null, -1 of another type. */
-static int
-str_arg(const cJSON *args, const char *key, const char **out, struct ai_err *e)
+int
+x_str_arg(const cJSON *args, const char *key, const char **out, struct ai_err *e)
 {
 	const cJSON *v = ai_json_get(args, key);
 
@@ -98,35 +81,43 @@ str_arg(const cJSON *args, const char *key, const char **out, struct ai_err *e)
 }
 
 int
-x_execute_args(const struct x_ctx *c, const cJSON *args, struct x_call *call, struct ai_err *e)
+x_args_known(const cJSON *args, const char *const *names, const char *takes, struct ai_err *e)
 {
 	const cJSON *m;
-	uint64_t v;
-	int rc;
 
-	memset(call, 0, sizeof(*call));
-	call->size = c->pol.lim.max_size < 4096 ? c->pol.lim.max_size : 4096;
 	if (!cJSON_IsObject(args))
 		return ai_err_set(e, AI_EXIT_DATAERR, "the arguments must be a JSON object");
 	cJSON_ArrayForEach(m, args) {
 		size_t i;
 
-		for (i = 0; arg_names[i] != NULL; i++)
-			if (strcmp(m->string, arg_names[i]) == 0)
+		for (i = 0; names[i] != NULL; i++)
+			if (strcmp(m->string, names[i]) == 0)
 				break;
-		if (arg_names[i] == NULL) {
+		if (names[i] == NULL) {
 			char ex[64];
 
 			ai_excerpt(m->string, strlen(m->string), ex, sizeof(ex));
-			return ai_err_set(e, AI_EXIT_DATAERR,
-			    "unknown argument '%s' (execute takes command, file, idempotency, start, "
-			    "size and reason)", ex);
+			return ai_err_set(e, AI_EXIT_DATAERR, "unknown argument '%s' (%s)", ex, takes);
 		}
 	}
-	if (str_arg(args, "command", &call->command, e) < 0 ||
-	    str_arg(args, "file", &call->file, e) < 0 ||
-	    str_arg(args, "idempotency", &call->idempotency, e) < 0 ||
-	    str_arg(args, "reason", &call->reason, e) < 0)
+	return 0;
+}
+
+int
+x_execute_args(const struct x_ctx *c, const cJSON *args, struct x_call *call, struct ai_err *e)
+{
+	uint64_t v;
+	int rc;
+
+	memset(call, 0, sizeof(*call));
+	call->size = c->pol.lim.max_size < 4096 ? c->pol.lim.max_size : 4096;
+	if (x_args_known(args, arg_names,
+	    "execute takes command, file, idempotency, start, size and reason", e) < 0)
+		return -1;
+	if (x_str_arg(args, "command", &call->command, e) < 0 ||
+	    x_str_arg(args, "file", &call->file, e) < 0 ||
+	    x_str_arg(args, "idempotency", &call->idempotency, e) < 0 ||
+	    x_str_arg(args, "reason", &call->reason, e) < 0)
 		return -1;
 	if (call->command == NULL)
 		return ai_err_set(e, AI_EXIT_DATAERR, "argument 'command' is missing");
@@ -219,23 +210,17 @@ x_ctx_free(struct x_ctx *c)
 	c->ncache = 0;
 	x_audit_close(&c->audit);
 	x_policy_free(&c->pol);
+	if (c->progs != NULL)
+		x_progs_free(c->progs);
+	free(c->progs);
+	c->progs = NULL;
+	if (c->run != NULL)
+		free((char *)c->run->root);
+	free(c->run);
+	c->run = NULL;
 }
 
 /* ---- the audit line ---- */
-
-static void
-add_redacted(cJSON *line, const char *key, const char *s, size_t n)
-{
-	struct ai_buf red = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-	if (s == NULL) {
-		ai_json_addnull(line, key);
-		return;
-	}
-	ai_redact(&red, s, n);
-	add_text(line, key, red.buf, red.len);
-	ai_buf_release(&red);
-}
 
 int
 x_tool_audit(struct x_ctx *c, const struct x_call *call, const struct x_result *r, struct ai_err *e)
@@ -248,13 +233,13 @@ x_tool_audit(struct x_ctx *c, const struct x_call *call, const struct x_result *
 		return 0;
 	line = x_audit_begin("execute");
 	if (call->id != NULL)
-		add_redacted(line, "id", call->id, strlen(call->id));
-	add_redacted(line, "command", call->command, call->command ? call->command_len : 0);
-	add_redacted(line, "reason", call->reason, call->reason ? strlen(call->reason) : 0);
-	add_redacted(line, "file", call->file, call->file ? strlen(call->file) : 0);
+		x_json_addredacted(line, "id", call->id, strlen(call->id));
+	x_json_addredacted(line, "command", call->command, call->command ? call->command_len : 0);
+	x_json_addredacted(line, "reason", call->reason, call->reason ? strlen(call->reason) : 0);
+	x_json_addredacted(line, "file", call->file, call->file ? strlen(call->file) : 0);
 	ai_json_addbool(line, "refused", refused);
 	if (refused)
-		add_redacted(line, "why", r->err.msg, strlen(r->err.msg));
+		x_json_addredacted(line, "why", r->err.msg, strlen(r->err.msg));
 	ai_json_addbool(line, "ok", r->ok);
 	if (!r->ok)
 		ai_json_addstr(line, "error_kind", x_kind(r->err.code));

@@ -151,7 +151,7 @@ ai_opt_parse(const struct ai_command *cmd, int argc, char **argv, int *nops, cha
 {
 	const struct ai_option *o;
 	char **operands;
-	int i, n = 0, result = AI_OPT_RUN;
+	int i, n = 0, result = AI_OPT_RUN, rest = 0;
 
 	operands = argv + 1;
 	for (i = 1; i < argc; i++) {
@@ -201,6 +201,11 @@ ai_opt_parse(const struct ai_command *cmd, int argc, char **argv, int *nops, cha
 					return -1;
 				if (result == AI_OPT_RUN)
 					result = finish_type(o);
+				if (o->rest) {
+					for (i++; i < argc; i++)
+						operands[n++] = argv[i];
+					break;
+				}
 			}
 			continue;
 		}
@@ -231,6 +236,13 @@ ai_opt_parse(const struct ai_command *cmd, int argc, char **argv, int *nops, cha
 				return -1;
 			if (result == AI_OPT_RUN)
 				result = finish_type(o);
+			if (o->rest)
+				rest = 1;
+		}
+		if (rest) {
+			for (i++; i < argc; i++)
+				operands[n++] = argv[i];
+			break;
 		}
 	}
 	*nops = n;

@@ -7,7 +7,9 @@
  * (AI_EXIT_USAGE).  Long options must be spelled out in full: "--mod" is not
  * "--model".  "--name=value", "--name value", "-x value", "-xvalue" and
  * grouped flags "-jv" work; "--" ends the options; options and operands may
- * be mixed unless the command sets AI_OPT_STOP_AT_OPERAND.
+ * be mixed unless the command sets AI_OPT_STOP_AT_OPERAND.  A flag with
+ * .rest set ends the options too: every argument after it is an operand
+ * (a program and its arguments, as in "ai-exec --run git log --oneline").
  *
  * The options every tool shares are defined once here as macros.
  */
@@ -46,6 +48,7 @@ struct ai_option {
 	uint64_t min, max;     /* AI_OPT_U64 */
 	double dmin, dmax;     /* AI_OPT_DOUBLE */
 	int *given;            /* if not NULL, set to 1 when the option appears */
+	int rest;              /* AI_OPT_FLAG: the arguments after it are all operands */
 };
 
 enum { AI_OPT_STOP_AT_OPERAND = 1 };

@@ -148,6 +148,8 @@ ai_child_start(struct ai_child *c, struct ai_err *e)
 		    child_stream(c->out, 1, pout[1], nullfd) < 0 ||
 		    child_stream(c->err, 2, perr[1], nullfd) < 0)
 			child_fail(report[1], errno);
+		if (c->before_exec != NULL && c->before_exec(c->before_exec_arg) < 0)
+			child_fail(report[1], errno);
 		/* Nothing of the parent's but the three streams (and the report pipe). */
 		if (report[1] > 3)
 			close_range(3, (unsigned)report[1] - 1, 0);

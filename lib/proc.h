@@ -36,6 +36,14 @@ struct ai_child {
 	int new_pgroup;                 /* the child leads a new process group */
 	int die_with_parent;            /* SIGTERM to the child if the parent dies */
 	const char *cwd;
+	/*
+	 * Called in the child once its standard streams are in place, before
+	 * the other descriptors are closed and before execve (to confine it:
+	 * ai-exec's Landlock rules).  It must not allocate; -1 with errno set
+	 * fails the start as a failed execve does.
+	 */
+	int (*before_exec)(void *arg);
+	void *before_exec_arg;
 	/* set by ai_child_start */
 	pid_t pid;
 	int in_fd, out_fd, err_fd;      /* the parent's ends of the pipes, or -1 */

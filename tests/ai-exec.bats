@@ -306,7 +306,7 @@ numbered() {
 	jq -e '.id == "a" and .ok' <<<"${lines[0]}"
 	jq -e '.id == null and .name == null and .ok == false and .error_kind == "usage" and (.error | startswith("line 2: "))' <<<"${lines[1]}"
 	jq -e '.id == "c" and .ok == false and .error == "line 4: a '"'message'"' record is not a tool call"' <<<"${lines[2]}"
-	jq -e '.id == "d" and .name == "web_search" and .ok == false and .error_kind == "unavailable" and .error == "line 5: tool '"'web_search'"' is not served by ai-exec (it serves: execute)"' <<<"${lines[3]}"
+	jq -e '.id == "d" and .name == "web_search" and .ok == false and .error_kind == "unavailable" and .error == "line 5: tool '"'web_search'"' is not served by ai-exec (it serves: execute, run)"' <<<"${lines[3]}"
 	jq -e '.id == "e" and .ok == false and .error == "the arguments must be a JSON object"' <<<"${lines[4]}"
 	jq -e '.id == "f" and .ok == false and .error == "unknown argument '"'star'"' (execute takes command, file, idempotency, start, size and reason)"' <<<"${lines[5]}"
 	jq -e '.id == null and .ok == true and .stdout_text == "8 notes.md\n"' <<<"${lines[6]}"

@@ -4,7 +4,7 @@
 set -eu
 
 pkgs="build-essential pkg-config libcurl4-openssl-dev libcjson-dev libjq-dev
-	bats jq curl python3 mandoc valgrind time clang libclang-rt-dev strace"
+	bats jq curl python3 mandoc valgrind time clang libclang-rt-dev strace git ripgrep"
 
 missing=""
 for p in $pkgs; do

@@ -161,3 +161,73 @@ exec_table() {
 	echo "$n cases, $fails failed"
 	[ "$fails" -eq 0 ] && [ "$n" -gt 0 ]
 }
+
+# ---- programs (ai-exec --policy, the run tool) ----
+
+# run_fixtures DIR: a git repository in DIR (the root of the run tests),
+# with a commit, a modified file, an untracked one and a subdirectory; the
+# example policy and a test policy next to DIR, with the modes a policy
+# must have; $POLICY and $TPOL name them.
+run_fixtures() {
+	local d=$1
+	mkdir -p "$d/src/sub"
+	printf '# Notes\n\nalpha beta\nTODO: write tests\n' >"$d/notes.md"
+	printf 'int main(void)\n{\n\treturn 0; /* TODO */\n}\n' >"$d/src/main.c"
+	printf 'deep\n' >"$d/src/sub/deep.txt"
+	git -C "$d" init -q -b main
+	git -C "$d" -c user.name=t -c user.email=t@example.com add -A
+	git -C "$d" -c user.name=t -c user.email=t@example.com commit -q -m 'first commit'
+	printf 'more\n' >>"$d/notes.md"
+	printf 'new\n' >"$d/untracked.txt"
+	POLICY=$(dirname "$d")/policy.json
+	cp "$BATS_TEST_DIRNAME/../ai-exec/policy.json" "$POLICY"
+	chmod 644 "$POLICY"
+	# programs the example policy keeps at L2 or does not list, for the tests
+	# of execution itself: sh at L1 (so, not confined), the others at L0
+	TPOL=$(dirname "$d")/test-policy.json
+	cat >"$TPOL" <<'JSON'
+{
+  "aicli_policy": 1,
+  "programs": {
+    "sh": { "level": "L1", "options": ["-c TEXT"] },
+    "sh0": { "path": "/bin/sh", "level": "L0", "options": ["-c TEXT"] },
+    "env": { "level": "L0", "operands": 0 },
+    "touch": { "level": "L0" },
+    "seq": { "level": "L0" },
+    "true": { "level": "L0" },
+    "false": { "level": "L0" },
+    "cat": { "level": "L0", "double_dash": true },
+    "nosuchprogram": { "level": "L0" },
+    "git": { "double_dash": true, "subcommands": {
+      "status": { "level": "L1", "options": ["--porcelain", "-s"] },
+      "diff": { "level": "L1", "options": ["--stat"] },
+      "log": { "level": "L1", "options": ["--oneline", "-p"] },
+      "blame": { "level": "L1" },
+      "fetch": { "level": "L1" },
+      "add": { "level": "L1" },
+      "commit": { "level": "L1", "options": ["-m TEXT", "-a"] } } }
+  }
+}
+JSON
+	chmod 644 "$TPOL"
+}
+
+# rcall ID PROGRAM [ARG]...: one run tool_call line (more arguments from $RMORE, a JSON object).
+rcall() {
+	local id=$1 prog=$2 a args
+	shift 2
+	# each argument as the value of --arg: jq would take "--x" for its own option
+	args=$(for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -cs .)
+	jq -cn --arg id "$id" --arg p "$prog" --argjson a "$args" --argjson more "${RMORE:-{\}}" \
+		'{type:"tool_call",id:$id,name:"run",arguments:({program:$p,args:$a} + $more)}'
+}
+
+# on_tty [OPTIONS] -- CMD...: CMD with a pseudo-terminal (tests/helpers/on-tty.py).
+on_tty() {
+	python3 "$BATS_TEST_DIRNAME/helpers/on-tty.py" "$@"
+}
+
+# landlock: whether this kernel confines L0 programs (ai-exec -v says so).
+landlock() {
+	ai-exec -v --policy "$TPOL" --run true 2>&1 | grep -q 'Landlock available'
+}

@@ -5,7 +5,7 @@
 #include "opt.h"
 #include "t.h"
 
-static int json, verbose, flagx;
+static int json, verbose, flagx, runflag;
 static const char *model, *system_prompt;
 static struct ai_strlist files;
 static uint64_t steps;
@@ -24,6 +24,8 @@ static const struct ai_option options[] = {
 	  .min = 1, .max = 100, .given = &steps_given },
 	{ .type = AI_OPT_DOUBLE, .long_name = "temperature", .value = &temp, .arg = "T",
 	  .help = "temperature", .dmin = 0, .dmax = 2 },
+	{ .type = AI_OPT_FLAG, .short_name = 'r', .long_name = "run", .value = &runflag,
+	  .help = "run", .rest = 1 },
 	AI_OPTION_HELP,
 	AI_OPTION_VERSION,
 	AI_OPTION_END
@@ -35,7 +37,7 @@ static const struct ai_command cmd = { synopsis, "test", options, 0 };
 static void
 reset(void)
 {
-	json = verbose = flagx = steps_given = 0;
+	json = verbose = flagx = steps_given = runflag = 0;
 	model = system_prompt = NULL;
 	ai_strlist_free(&files);
 	steps = 0;
@@ -140,6 +142,29 @@ main(void)
 		CHECK_INT(n, 3);
 		CHECK_STR(ops[1], "-m");
 	}
+	/* a .rest flag: everything after it is an operand, options included */
+	CHECK_INT(parse(&e, &n, &ops, 7, "t", "-j", "--run", "git", "log", "--json", "-m"), 0);
+	CHECK_INT(json, 1);
+	CHECK_INT(runflag, 1);
+	CHECK(model == NULL);
+	CHECK_INT(n, 4);
+	CHECK_STR(ops[0], "git");
+	CHECK_STR(ops[2], "--json");
+	CHECK_STR(ops[3], "-m");
+	CHECK_INT(parse(&e, &n, &ops, 5, "t", "-jr", "ls", "--", "-x"), 0);
+	CHECK_INT(json, 1);
+	CHECK_INT(runflag, 1);
+	CHECK_INT(n, 3);
+	CHECK_STR(ops[1], "--");
+	CHECK_INT(parse(&e, &n, &ops, 4, "t", "-rj", "ls", "-x"), 0);
+	CHECK_INT(json, 1);
+	CHECK_INT(n, 2);
+	CHECK_STR(ops[1], "-x");
+	CHECK_INT(parse(&e, &n, &ops, 2, "t", "--run"), 0);
+	CHECK_INT(runflag, 1);
+	CHECK_INT(n, 0);
+	CHECK_INT(parse(&e, &n, &ops, 3, "t", "--run=x", "y"), -1);
+	CHECK_STR(e.msg, "option '--run' takes no value");
 	reset();
 	T_DONE();
 }

@@ -1,5 +1,7 @@
 /* Unit tests: proc.h. */
+#include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -156,6 +158,42 @@ test_fail_and_timeout(void)
 	CHECK(waitpid(-1, NULL, WNOHANG) == -1);
 }
 
+static int
+strict_umask(void *arg)
+{
+	umask(*(mode_t *)arg);
+	return 0;
+}
+
+static int
+refuse(void *arg)
+{
+	(void)arg;
+	errno = EPERM;
+	return -1;
+}
+
+/* before_exec runs in the child, before execve; its failure is the start's. */
+static void
+test_before_exec(void)
+{
+	struct ai_err e = AI_ERR_INIT;
+	struct ai_buf out = AI_BUF_INIT(1 << 10);
+	char *argv[] = { "sh", "-c", "umask", NULL };
+	mode_t m = 077;
+	struct ai_child c = { .path = "/bin/sh", .argv = argv, .out = AI_FD_PIPE, .err = AI_FD_NULL,
+		.before_exec = strict_umask, .before_exec_arg = &m };
+	struct ai_child r = { .path = "/bin/sh", .argv = argv, .before_exec = refuse };
+
+	CHECK_INT(ai_child_run(&c, NULL, 0, &out, NULL, 5000, &e), 0);
+	CHECK_STR(out.buf, "0077\n");
+	ai_buf_release(&out);
+	CHECK_INT(ai_child_start(&r, &e), -1);
+	CHECK_STR(e.msg, "cannot run '/bin/sh': Operation not permitted");
+	CHECK_INT(r.pid, -1);
+	CHECK(waitpid(-1, NULL, WNOHANG) == -1);
+}
+
 static void
 test_find(void)
 {
@@ -176,6 +214,7 @@ main(void)
 	test_big_io();
 	test_env();
 	test_fail_and_timeout();
+	test_before_exec();
 	test_find();
 	T_DONE();
 }
