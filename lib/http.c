@@ -497,7 +497,8 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 	for (;;) {
 		struct xfer x;
 		CURLcode cc;
-		curl_off_t ra = -1;
+		curl_off_t ra = -1, connect_us = 0;
+		int connected;
 		int64_t remaining = deadline - ai_now_ms(), wait;
 		int retry = 0;
 
@@ -528,6 +529,8 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 		cc = a->easy_perform(h->curl);
 		a->easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &resp->status);
 		a->easy_getinfo(h->curl, CURLINFO_RETRY_AFTER, &ra);
+		a->easy_getinfo(h->curl, CURLINFO_CONNECT_TIME_T, &connect_us);
+		connected = connect_us > 0;
 		resp->retry_after_s = ra > 0 ? (int64_t)ra : -1;
 		resp->attempts = attempt;
 		if (x.consumer_failed) {
@@ -595,7 +598,8 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 				    ai_fmt_ms(x.idle_ms, dur, sizeof(dur)));
 				break;
 			}
-		} else if (cc == CURLE_OPERATION_TIMEDOUT && ai_now_ms() >= deadline - 5) {
+		} else if (cc == CURLE_OPERATION_TIMEDOUT && (connected || ai_now_ms() >= deadline - 50)) {
+			/* connected, so not the connect timeout: the deadline passed */
 			ai_err_set(e, AI_EXIT_TEMPFAIL, "%s did not answer within %s", who,
 			    ai_fmt_ms(timeout, dur, sizeof(dur)));
 			break;

@@ -78,10 +78,10 @@ alive() {
 	done
 	run --separate-stderr ai-exec --policy "$POLICY" --root nowhere --run ls
 	[ "$status" -eq 64 ]
-	[ "$stderr" = "ai-exec: --root 'nowhere': No such file or directory" ]
+	[ "$stderr" = "ai-exec: --root 'nowhere': No such file or directory"$'\n'"ai-exec: try 'ai-exec --help' for more information" ]
 	run --separate-stderr ai-exec --policy "$POLICY" --root notes.md --run ls
 	[ "$status" -eq 64 ]
-	[ "$stderr" = "ai-exec: --root 'notes.md': Not a directory" ]
+	[ "$stderr" = "ai-exec: --root 'notes.md': Not a directory"$'\n'"ai-exec: try 'ai-exec --help' for more information" ]
 }
 
 # ---- the policy file ----
