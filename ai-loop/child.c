@@ -411,10 +411,14 @@ jobs_poll(struct job *const *jobs, size_t n, int64_t wake, struct ai_err *e)
 		if (!j->live)
 			continue;
 		if (j->deadline >= 0 && j->deadline <= now) {
+			/* its time is up: that is what happened, the caller looks again */
 			ai_child_kill(&j->c, 500);
 			j->timed_out = 1;
 			reaped(j);
-			continue;
+			free(p);
+			free(who);
+			free(what);
+			return 0;
 		}
 		if (j->deadline >= 0 && (due < 0 || j->deadline < due))
 			due = j->deadline;
@@ -433,6 +437,14 @@ jobs_poll(struct job *const *jobs, size_t n, int64_t wake, struct ai_err *e)
 			who[k] = j;
 			what[k++] = 2;
 		}
+	}
+	if (k == 0 && due < 0) {
+		/* nothing to wait for */
+		free(p);
+		free(who);
+		free(what);
+		return caught ? ai_err_set(e, caught == SIGINT ? AI_EXIT_INTERRUPT : AI_EXIT_TERM, "%s",
+		    "") : 0;
 	}
 	if (sig_pipe[0] >= 0) {
 		p[k] = (struct pollfd){ sig_pipe[0], POLLIN, 0 };
@@ -490,15 +502,46 @@ job_record(struct job *j, const char *line, size_t len, cJSON **rec, struct ai_e
 	return 0;
 }
 
+/* The last line it wrote on stderr, without its "NAME: " prefix, into out. */
+static void
+last_words(const struct job *j, char *out, size_t n)
+{
+	const char *p = j->err.buf, *end = j->err.buf + j->err.len, *line = NULL;
+	size_t len = 0, plen = strlen(j->name);
+
+	out[0] = '\0';
+	while (p < end) {
+		const char *lf = memchr(p, '\n', (size_t)(end - p));
+		size_t l = lf ? (size_t)(lf - p) : (size_t)(end - p);
+
+		if (!ai_line_is_blank(p, l)) {
+			line = p;
+			len = l;
+		}
+		p += l + (lf != NULL);
+	}
+	if (line == NULL)
+		return;
+	if (len > plen + 2 && memcmp(line, j->name, plen) == 0 && line[plen] == ':' &&
+	    line[plen + 1] == ' ') {
+		line += plen + 2;
+		len -= plen + 2;
+	}
+	snprintf(out, n, ": %.*s", (int)len, line);
+}
+
 const char *
 job_status(const struct job *j, char *buf, size_t n)
 {
+	char words[512];
+
+	last_words(j, words, sizeof(words));
 	if (j->timed_out)
-		snprintf(buf, n, "did not finish in time and was stopped");
+		snprintf(buf, n, "did not finish in time and was stopped%s", words);
 	else if (j->code > 128 && j->code < 128 + 65)
-		snprintf(buf, n, "was killed by signal %d (%s)", j->code - 128,
-		    strsignal(j->code - 128));
+		snprintf(buf, n, "was killed by signal %d (%s)%s", j->code - 128,
+		    strsignal(j->code - 128), words);
 	else
-		snprintf(buf, n, "failed (exit status %d)", j->code);
+		snprintf(buf, n, "failed (exit status %d)%s", j->code, words);
 	return buf;
 }

@@ -70,7 +70,10 @@ loop_emit(struct loop *L, const char *line, size_t len, int where, struct ai_err
 	    (ai_out_write(stdout, line, len, e) < 0 || ai_out_write(stdout, "\n", 1, e) < 0 ||
 	    ai_out_flush(stdout, e) < 0))
 		return -1;
-	if (where & TO_FILES) {
+	if ((where & TO_FILES) && L->holding) {
+		ai_buf_add(&L->held, line, len);
+		ai_buf_addc(&L->held, '\n');
+	} else if (where & TO_FILES) {
 		/* one write per record: a reader never sees half of one */
 		char *rec = ai_xmalloc(len + 1);
 
@@ -88,6 +91,35 @@ loop_emit(struct loop *L, const char *line, size_t len, int where, struct ai_err
 	if (where & TO_CONV)
 		conv_add(&L->conv, line, len);
 	return 0;
+}
+
+/*
+ * The model answered for the first time: the files get the conversation so
+ * far, and every record from now on as it comes.  A run that fails before
+ * leaves them as they were (a --continue file it created is removed).
+ */
+static int
+release(struct loop *L, struct ai_err *e)
+{
+	int rc = 0;
+
+	if (!L->holding)
+		return 0;
+	L->holding = 0;
+	if (L->tx_fd >= 0 && (ftruncate(L->tx_fd, 0) < 0 ||
+	    write_fd(L->tx_fd, "the transcript", L->hist.buf, L->hist.len, e) < 0 ||
+	    write_fd(L->tx_fd, "the transcript", L->held.buf, L->held.len, e) < 0))
+		rc = e->code ? -1 : ai_err_set(e, AI_EXIT_IOERR, "cannot write to the transcript: %s",
+		    strerror(errno));
+	if (rc == 0 && L->cont_fd >= 0 && L->cont_lf)
+		rc = write_fd(L->cont_fd, "the transcript", "\n", 1, e);
+	if (rc == 0 && L->cont_fd >= 0) {
+		rc = write_fd(L->cont_fd, "the transcript", L->held.buf, L->held.len, e);
+		L->cont_added = 1;
+	}
+	ai_buf_release(&L->hist);
+	ai_buf_release(&L->held);
+	return rc;
 }
 
 int
@@ -130,8 +162,7 @@ open_continue(struct loop *L, struct ai_buf *hist, struct ai_err *e)
 	}
 	rc = conv_check_records(raw.buf, raw.len, path, hist, e);
 	/* a last line without its LF: what is appended starts on a line of its own */
-	if (rc == 0 && raw.len > 0 && raw.buf[raw.len - 1] != '\n')
-		rc = write_fd(fd, "the transcript", "\n", 1, e);
+	L->cont_lf = raw.len > 0 && raw.buf[raw.len - 1] != '\n';
 	ai_buf_release(&raw);
 	return rc;
 }
@@ -139,23 +170,27 @@ open_continue(struct loop *L, struct ai_buf *hist, struct ai_err *e)
 static int
 open_outputs(struct loop *L, struct ai_err *e)
 {
-	struct ai_buf hist = AI_BUF_INIT(AI_BUF_NOLIMIT);
 	int rc = 0;
 
+	L->holding = 1;
+	ai_buf_init(&L->hist, AI_BUF_NOLIMIT);
+	ai_buf_init(&L->held, AI_BUF_NOLIMIT);
 	if (L->o->cont != NULL)
-		rc = open_continue(L, &hist, e);
+		rc = open_continue(L, &L->hist, e);
 	if (rc == 0 && L->o->transcript != NULL) {
-		L->tx_fd = open(L->o->transcript, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY,
-		    0600);
+		/* opened now, so that a path that cannot be written fails first; emptied on release */
+		L->tx_fd = open(L->o->transcript, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (L->tx_fd < 0 && errno == ENOENT) {
+			L->tx_fd = open(L->o->transcript, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+			    O_NOCTTY, 0600);
+			L->tx_created = L->tx_fd >= 0;
+		}
 		if (L->tx_fd < 0)
 			rc = ai_err_set(e, AI_EXIT_IOERR, "cannot open transcript '%s': %s",
 			    L->o->transcript, strerror(errno));
-		else
-			rc = write_fd(L->tx_fd, "the transcript", hist.buf, hist.len, e);
 	}
-	if (rc == 0 && hist.len > 0)
-		rc = conv_replace(&L->conv, hist.buf, hist.len, e);
-	ai_buf_release(&hist);
+	if (rc == 0 && L->hist.len > 0)
+		rc = conv_replace(&L->conv, L->hist.buf, L->hist.len, e);
 	return rc;
 }
 
@@ -281,16 +316,13 @@ child_code(const struct job *j)
 static int
 child_failed(struct loop *L, const struct job *j, const char *msg, struct ai_err *e)
 {
-	char st[128];
+	char st[768];
 
-	if (msg != NULL) {
-		if (L->o->verbose == 1)
-			job_relay(j);
-		return ai_err_set(e, child_code(j), "%s: %s", j->name, msg);
-	}
-	if (L->o->verbose < 2)
+	if (L->o->verbose == 1)
 		job_relay(j);
-	return ai_err_set(e, child_code(j), "'%s' %s", j->c.path, job_status(j, st, sizeof(st)));
+	if (msg != NULL)
+		return ai_err_set(e, child_code(j), "%s: %s", j->name, msg);
+	return ai_err_set(e, child_code(j), "'%s' %s", j->name, job_status(j, st, sizeof(st)));
 }
 
 /* ---- a model call ---- */
@@ -474,8 +506,10 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 		L->calls_made++; /* a call without a usage record still counts */
 	if (rc == 0) {
 		a.ok = j.code == 0 && !j.timed_out;
+		if (a.ok && mode != MODE_DECIDE)
+			rc = release(L, e);
 		/* the answer joins the conversation; of a call that failed, only its text */
-		if (mode != MODE_DECIDE)
+		if (rc == 0 && mode != MODE_DECIDE)
 			rc = emit_lines(L, a.ok ? &a.lines : &a.msgs, TO_FILES | TO_CONV, e);
 		if (rc == 0 && !a.ok)
 			rc = child_failed(L, &j, L->ask_err, e);
@@ -669,10 +703,11 @@ auto_search(struct loop *L, struct ai_err *e)
 	}
 	rc = wait_for(L, &j, e);
 	if (rc == 0 && (j.code != 0 || j.timed_out)) {
-		char st[128];
+		char st[768];
 
-		job_relay(&j);
-		ai_warn("'%s' %s; answering without search results", L->search,
+		if (L->o->verbose == 1)
+			job_relay(&j);
+		ai_warn("'ai-search' %s; answering without search results",
 		    job_status(&j, st, sizeof(st)));
 	} else if (rc == 0) {
 		rc = emit_lines(L, &hits, TO_ALL, e);
@@ -888,8 +923,13 @@ loop_run(struct loop *L, struct ai_err *e)
 			unlink(L->o->cont);
 		close(L->cont_fd);
 	}
-	if (L->tx_fd >= 0)
+	if (L->tx_fd >= 0) {
+		if (L->tx_created && L->holding)
+			unlink(L->o->transcript);
 		close(L->tx_fd);
+	}
+	ai_buf_release(&L->hist);
+	ai_buf_release(&L->held);
 	if (L->tools_fd >= 0)
 		close(L->tools_fd);
 	if (L->schema_fd >= 0)

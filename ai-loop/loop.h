@@ -111,7 +111,11 @@ void job_relay(const struct job *j);
  * malformed one is an error naming the child and the line (exit 76).
  */
 int job_record(struct job *j, const char *line, size_t len, cJSON **rec, struct ai_err *e);
-/* "exit status 3", "killed by signal 9", "did not finish within 32 s". */
+/*
+ * How it ended, with the last line of its stderr: "failed (exit status 66):
+ * cannot open 'x'", "was killed by signal 9 (Killed)", "did not finish in
+ * time and was stopped".
+ */
 const char *job_status(const struct job *j, char *buf, size_t n);
 
 /* ---- the conversation (conv.c) ---- */
@@ -181,9 +185,11 @@ struct loop {
 	char *ask_err;                           /* the child's error record message */
 	int ask_err_code;
 	char *ask_err_line;                      /* the error record, for --json */
-	/* outputs */
+	/* outputs: nothing is written to the files until the model first answers */
 	int tx_fd, cont_fd;
-	int cont_created, cont_added;
+	int tx_created, cont_created, cont_added, cont_lf;
+	int holding;
+	struct ai_buf hist, held;                /* --continue's records; the run's so far */
 	/* counters */
 	unsigned long steps, calls_made;
 	uint64_t in_tok, cached_tok, out_tok;

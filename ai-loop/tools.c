@@ -381,16 +381,15 @@ server_start(struct loop *L, struct ai_err *e)
 			return -1;
 	}
 	if (!L->srv_ready) {
-		char st[128];
+		char st[768];
+		int code = L->srv.code;
 
-		job_relay(&L->srv);
-		ai_err_set(e, AI_EXIT_UNAVAILABLE, "'%s' %s before it was ready", L->exec,
-		    job_status(&L->srv, st, sizeof(st)));
-		if (L->srv.code > 0 && L->srv.code < 128 && L->srv.code != AI_EXIT_USAGE)
-			e->code = L->srv.code; /* 66: a --file; 77, 78: the policy */
-		else if (L->srv.code == AI_EXIT_USAGE)
-			e->code = AI_EXIT_SOFTWARE;
-		return -1;
+		if (o->verbose == 1)
+			job_relay(&L->srv);
+		/* 66: a --file; 77, 78: the policy; its own command line is ours */
+		code = code == AI_EXIT_USAGE ? AI_EXIT_SOFTWARE : code > 0 && code < 128 ? code :
+		    AI_EXIT_UNAVAILABLE;
+		return ai_err_set(e, code, "'ai-exec' %s", job_status(&L->srv, st, sizeof(st)));
 	}
 	L->srv.deadline = -1;
 	return 0;
@@ -483,16 +482,19 @@ search_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 
 /* web_search's arguments: query, a non-empty string; count, 1 to 10.  NULL when good. */
 static const char *
-search_args(const cJSON *args, const char **query, unsigned *count)
+search_args(const cJSON *args, const char **query, unsigned *count, char *buf, size_t bufsz)
 {
 	const cJSON *m;
 	uint64_t n;
 
-	if (!cJSON_IsObject(args))
-		return "the arguments are not an object";
 	for (m = args->child; m != NULL; m = m->next)
-		if (strcmp(m->string, "query") != 0 && strcmp(m->string, "count") != 0)
-			return "unknown argument (web_search takes query and count)";
+		if (strcmp(m->string, "query") != 0 && strcmp(m->string, "count") != 0) {
+			char ex[64];
+
+			snprintf(buf, bufsz, "unknown argument '%s' (web_search takes query and count)",
+			    ai_excerpt(m->string, strlen(m->string), ex, sizeof(ex)));
+			return buf;
+		}
 	*query = ai_json_str(args, "query");
 	if (*query == NULL || ai_line_is_blank(*query, strlen(*query)))
 		return "'query' must be a non-empty string";
@@ -516,7 +518,7 @@ static void
 search_done(struct loop *L, struct call *c)
 {
 	const char *q = ai_json_str(ai_json_get(c->rec, "arguments"), "query");
-	char st[128];
+	char st[768];
 
 	c->ms = ai_now_ms() - c->t0;
 	if (c->search.code == 0 && !c->search.timed_out && c->err_msg == NULL) {
@@ -543,14 +545,14 @@ search_done(struct loop *L, struct call *c)
 		return;
 	}
 	job_status(&c->search, st, sizeof(st));
-	if (!L->o->verbose)
+	if (L->o->verbose == 1)
 		job_relay(&c->search);
 	c->result = error_result(c, kind_of(c->search.code, c->search.timed_out), "'ai-search' %s",
 	    st);
 	{
 		struct ai_buf w = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
-		ai_buf_addf(&w, "web_search: '%s' %s", L->search, st);
+		ai_buf_addf(&w, "web_search: 'ai-search' %s", st);
 		warn_once(L, w.buf);
 		ai_buf_release(&w);
 	}
@@ -581,6 +583,7 @@ tools_dispatch(struct loop *L, struct ai_err *e)
 		int exec_tool = (strcmp(c->name, "execute") == 0 && offers_execute(L->o)) ||
 		    (strcmp(c->name, "run") == 0 && L->o->policy != NULL);
 		const char *why, *query;
+		char whybuf[160];
 		unsigned count;
 
 		c->t0 = ai_now_ms();
@@ -592,7 +595,7 @@ tools_dispatch(struct loop *L, struct ai_err *e)
 			c->route = ROUTE_EXEC;
 			nexec++;
 		} else if (strcmp(c->name, "web_search") == 0 && L->o->search) {
-			if ((why = search_args(args, &query, &count)) != NULL) {
+			if ((why = search_args(args, &query, &count, whybuf, sizeof(whybuf))) != NULL) {
 				c->result = error_result(c, "usage", "%s", why);
 			} else {
 				c->route = ROUTE_SEARCH;
@@ -605,9 +608,15 @@ tools_dispatch(struct loop *L, struct ai_err *e)
 	}
 	if (nexec > 0 && !L->srv.live) {
 		if (L->srv.started) {
+			/* it ended between steps: said once, and started again */
+			char st[768];
+			struct ai_buf w = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			ai_buf_addf(&w, "'ai-exec' %s; starting it again",
+			    job_status(&L->srv, st, sizeof(st)));
+			warn_once(L, w.buf);
+			ai_buf_release(&w);
 			job_free(&L->srv);
-			if (L->o->verbose)
-				ai_error("starting '%s' again", L->exec);
 		}
 		if (server_start(L, e) < 0)
 			return -1;
@@ -690,13 +699,13 @@ say_call(const struct loop *L, const struct call *c)
 static void
 server_lost(struct loop *L)
 {
-	char st[128];
+	char st[768];
 	struct ai_buf w = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
 	job_status(&L->srv, st, sizeof(st));
-	if (!L->o->verbose)
+	if (L->o->verbose == 1)
 		job_relay(&L->srv);
-	ai_buf_addf(&w, "'%s' %s; it is started again for the next call", L->exec, st);
+	ai_buf_addf(&w, "'ai-exec' %s; it is started again for the next call", st);
 	warn_once(L, w.buf);
 	ai_buf_release(&w);
 	while (L->srv_head < L->srv_n) {
