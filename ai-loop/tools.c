@@ -74,6 +74,18 @@ add_prop(cJSON *props, const char *name, const char *type, const char *desc)
 		ai_json_addstr(p, "description", desc);
 }
 
+/* An optional argument that may also be null. */
+static void
+add_nullable(cJSON *props, const char *name, const char *type, const char *desc)
+{
+	cJSON *p = cJSON_AddObjectToObject(props, name), *t = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(t, cJSON_CreateString(type));
+	cJSON_AddItemToArray(t, cJSON_CreateString("null"));
+	cJSON_AddItemToObject(p, "type", t);
+	ai_json_addstr(p, "description", desc);
+}
+
 static cJSON *
 declare(cJSON *tools, const char *name, const char *desc, cJSON **props)
 {
@@ -135,6 +147,7 @@ declare_execute(cJSON *tools, const struct lopts *o)
 	add_prop(props, "size", "integer", "how many bytes to return (default and at most 4096)");
 	add_prop(props, "reason", "string", "why you run it, for the audit log");
 	require(params, "command");
+	ai_json_addbool(params, "additionalProperties", 0);
 	ai_buf_release(&d);
 }
 
@@ -148,13 +161,17 @@ declare_search(cJSON *tools)
 	add_prop(props, "query", "string", "the search query");
 	add_prop(props, "count", "integer", "how many results, 1 to 10 (default 5)");
 	require(params, "query");
+	ai_json_addbool(params, "additionalProperties", 0);
 }
 
-/* issue 8's run: only with a policy, which ai-exec enforces. */
+/*
+ * issue 8's run: only with a policy, which ai-exec enforces; the schema is
+ * the one ai-exec(1) gives for it.
+ */
 static void
 declare_run(cJSON *tools)
 {
-	cJSON *props, *params, *args;
+	cJSON *props, *params, *args, *req;
 
 	params = declare(tools, "run", "Run an allowed program with literal arguments (never "
 	    "through a shell). The policy decides what may run; a refusal names the rule that "
@@ -165,10 +182,14 @@ declare_run(cJSON *tools)
 	ai_json_addstr(args, "type", "array");
 	ai_json_addstr(cJSON_AddObjectToObject(args, "items"), "type", "string");
 	ai_json_addstr(args, "description", "its arguments, each one literal");
-	add_prop(props, "cwd", "string", "the directory to run it in, inside the root");
-	add_prop(props, "reason", "string", "why you run it, for the audit log");
-	add_prop(props, "timeout", "number", "seconds it may take");
-	require(params, "program");
+	add_nullable(props, "cwd", "string", "the directory to run it in, inside the root");
+	add_nullable(props, "reason", "string", "why you run it, for the audit log");
+	add_nullable(props, "timeout", "number", "seconds it may take");
+	req = cJSON_CreateArray();
+	cJSON_AddItemToArray(req, cJSON_CreateString("program"));
+	cJSON_AddItemToArray(req, cJSON_CreateString("args"));
+	cJSON_AddItemToObject(params, "required", req);
+	ai_json_addbool(params, "additionalProperties", 0);
 }
 
 static int
@@ -346,11 +367,13 @@ server_start(struct loop *L, struct ai_err *e)
 {
 	const struct lopts *o = L->o;
 	struct args a = { NULL, 0, 0 };
-	char timeout[32];
+	char timeout[32], max_runs[32];
 	size_t i;
 	int rc;
 
 	snprintf(timeout, sizeof(timeout), "%g", o->tool_timeout);
+	snprintf(max_runs, sizeof(max_runs), "%llu",
+	    (unsigned long long)(o->max_steps * o->max_actions));
 	args_add(&a, L->exec);
 	args_add(&a, "--serve");
 	for (i = 0; i < o->files.n; i++)
@@ -361,6 +384,8 @@ server_start(struct loop *L, struct ai_err *e)
 	args_opt(&a, "--audit", o->audit);
 	args_opt(&a, "--policy", o->policy);
 	args_opt(&a, "--approve", o->approve);
+	/* ai-exec's own cap counts the runs of its whole life; ai-loop caps each step */
+	args_opt(&a, "--max-runs", o->policy != NULL ? max_runs : NULL);
 	if (o->verbose > 1)
 		args_add(&a, "-v");
 	L->srv_ready = 0;
@@ -677,10 +702,16 @@ say_call(const struct loop *L, const struct call *c)
 	struct ai_buf what = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
 	if (ai_json_bool(r, "ok", 0) == 1) {
+		const cJSON *code = ai_json_get(r, "exitCode");
+		const char *tail = ai_json_str(r, "stdoutTail");
+
 		if (cJSON_IsArray(hits))
 			ai_buf_addf(&what, "ok, %d results", cJSON_GetArraySize(hits));
 		else if (out != NULL)
 			ai_buf_addf(&what, "ok, %zu bytes", strlen(out));
+		else if (cJSON_IsNumber(code))
+			ai_buf_addf(&what, "ok, exit status %d, %zu bytes of output", code->valueint,
+			    tail ? strlen(tail) : 0);
 		else
 			ai_buf_adds(&what, "ok");
 	} else {

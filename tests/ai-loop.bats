@@ -745,9 +745,14 @@ SH
 	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --policy policy.json --approve L1 "where?"
 	[ "$status" -eq 0 ]
 	body 1 | jq -e '[.tools[].name] == ["run"]'
-	body 1 | jq -e '.tools[0].parameters.properties | keys == ["args","cwd","program","reason","timeout"]'
-	body 1 | jq -e '.tools[0].parameters.properties.args == {"type":"array","items":{"type":"string"},"description":"its arguments, each one literal"}'
-	[ "$(tr '\n' ' ' < exec.argv)" = "--serve --timeout 30 --policy policy.json --approve L1 " ]
+	# the schema ai-exec(1) gives for run
+	body 1 | jq -e '.tools[0].parameters | del(.properties[].description) == {"type":"object",
+		"properties":{"program":{"type":"string"},"args":{"type":"array","items":{"type":"string"}},
+		"cwd":{"type":["string","null"]},"reason":{"type":["string","null"]},
+		"timeout":{"type":["number","null"]}},"required":["program","args"],
+		"additionalProperties":false}'
+	# ai-exec's --max-runs counts its whole life: ai-loop caps each step itself
+	[ "$(tr '\n' ' ' < exec.argv)" = "--serve --timeout 30 --policy policy.json --approve L1 --max-runs 50 " ]
 	input 2 | jq -e '.[-1].output | fromjson | .ok and .exitCode == 0'
 	# without --policy, run is not a tool
 	steps "$(calls r1 run '{"program":"pwd"}')" '{}'
