@@ -583,7 +583,7 @@ maybe_compact(struct loop *L, struct ai_err *e)
 	struct job j;
 	int rc;
 
-	if (before * 5 <= o->context_budget * 4)
+	if (before * 5 <= o->context_budget * 4 || before < L->compact_floor)
 		return 0;
 	if (L->context == NULL)
 		return ai_err_set(e, AI_EXIT_UNAVAILABLE, "the conversation needs compacting, and "
@@ -621,7 +621,10 @@ maybe_compact(struct loop *L, struct ai_err *e)
 			ai_error("compacted the conversation: about %llu tokens in %zu records, now %llu in "
 			    "%zu", (unsigned long long)before, nbefore,
 			    (unsigned long long)conv_tokens(&L->conv), L->conv.n);
-		if (rc == 0 && j.code == AI_EXIT_LIMIT)
+		/* as small as it gets: not again before it has grown by a quarter of the budget */
+		L->compact_floor = rc == 0 && j.code == AI_EXIT_LIMIT ?
+		    conv_tokens(&L->conv) + o->context_budget / 4 : 0;
+		if (rc == 0 && j.code == AI_EXIT_LIMIT && !L->over_warned++)
 			ai_warn("the conversation is still larger than --context-budget %llu after "
 			    "compacting", (unsigned long long)o->context_budget);
 	} else if (rc == 0) {

@@ -197,6 +197,8 @@ struct loop {
 	int cost_unknown;
 	int64_t t0;
 	int stop;
+	uint64_t compact_floor;                  /* no compaction below this estimate */
+	int over_warned;
 	char **warned;                           /* tool warnings already shown */
 	size_t nwarned;
 };

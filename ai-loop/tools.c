@@ -303,17 +303,14 @@ warn_once(struct loop *L, const char *msg)
 
 /* ---- ai-exec --serve ---- */
 
-/* The time a call may take in ai-exec: its own timeout (run), else --tool-timeout; and a margin. */
+/*
+ * The time ai-exec may take to answer one call: --tool-timeout, which it
+ * keeps to itself (a run's own timeout is at most that), and a margin.
+ */
 static int64_t
-call_allowance(const struct loop *L, const struct call *c)
+call_allowance(const struct loop *L)
 {
-	const cJSON *t = ai_json_get(ai_json_get(c->rec, "arguments"), "timeout");
-	double s = L->o->tool_timeout;
-
-	if (strcmp(c->name, "run") == 0 && cJSON_IsNumber(t) && t->valuedouble > s &&
-	    t->valuedouble < 86400)
-		s = t->valuedouble;
-	return (int64_t)(s * 1100) + 2000;
+	return (int64_t)(L->o->tool_timeout * 1100) + 2000;
 }
 
 static int
@@ -358,7 +355,7 @@ srv_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 	L->srv_head++;
 	L->srv_answered++;
 	j->deadline = L->srv_head < L->srv_n ?
-	    ai_now_ms() + call_allowance(L, L->srv_wait[L->srv_head]) : -1;
+	    ai_now_ms() + call_allowance(L) : -1;
 	return 0;
 }
 
@@ -465,7 +462,7 @@ search_run(struct loop *L, struct job *j, const char *query, unsigned count,
 	args_free(&a);
 	if (rc == 0) {
 		job_close_input(j);
-		j->deadline = ai_now_ms() + (int64_t)(L->o->tool_timeout * 1100) + 2000;
+		j->deadline = ai_now_ms() + call_allowance(L);
 	}
 	return rc;
 }
@@ -684,7 +681,7 @@ tools_dispatch(struct loop *L, struct ai_err *e)
 	}
 	if (lines.len > 0) {
 		job_send(&L->srv, lines.buf, lines.len);
-		L->srv.deadline = ai_now_ms() + call_allowance(L, L->srv_wait[0]);
+		L->srv.deadline = ai_now_ms() + call_allowance(L);
 	}
 	ai_buf_release(&lines);
 	return 0;

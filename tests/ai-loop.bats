@@ -379,6 +379,18 @@ SH
 	[ ! -s err ]
 }
 
+@test "--json: when the reader goes away, ai-loop stops quietly (SIGPIPE) and makes no more requests" {
+	local fc
+	fc=$(calls c1 execute '{"command":"wc -l notes.md"}')
+	steps "$fc" "{\"json\":$fc,\"delay_ms\":300}" '{}'
+	run bash -c 'ai-loop -n --json --file notes.md x 2>err | head -n 1; echo "${PIPESTATUS[0]}"'
+	[ "${lines[0]}" = '{"type":"message","role":"user","content":"x"}' ]
+	[ "${lines[1]}" = 141 ]
+	[ ! -s err ]
+	[ "$(mock_count)" -le 2 ]
+	no_leftovers
+}
+
 @test "--transcript, then --continue: the second run carries the first, and the file grows" {
 	steps "$(calls c1 execute '{"command":"grep -c TODO notes.md"}')" "$(text 'Two TODOs.')"
 	run --separate-stderr ai-loop -n --transcript t.ndjson --file notes.md "how many TODOs?"
@@ -727,6 +739,20 @@ SH
 	# the --continue file keeps every record as it happened
 	head -n 16 long.ndjson | cmp - before.ndjson
 	[ "$(wc -l < long.ndjson)" -eq 19 ]
+}
+
+@test "compaction that cannot meet the budget: one warning, and not again until the conversation grows" {
+	wrap ai-ask ai-exec ai-context
+	jq -nc '{type:"message",role:"user",content:("a long question " * 400)}' > long.ndjson
+	steps "$(calls c1 execute '{"command":"wc -l notes.md"}')" "$(calls c2 execute '{"command":"wc -c notes.md"}')" '{}'
+	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --context-budget 1000 --continue long.ndjson --file notes.md "go on"
+	[ "$status" -eq 0 ]
+	[ "$output" = "pong" ]
+	[ "$stderr" = "ai-loop: warning: the conversation is still larger than --context-budget 1000 after compacting" ]
+	# ai-context ran before the first step only: its smallest is no smaller a step later
+	[ "$(grep -c '^--budget$' "$W/dump/ai-context.argv")" -eq 1 ]
+	[ "$(tr '\n' ' ' < "$W/dump/ai-context.argv")" = "$W/lx/ai-context --budget 1000 --stats -- " ]
+	[ "$(mock_count)" -eq 3 ]
 }
 
 @test "run (issue 8): offered only with --policy, passed to ai-exec with --approve" {
