@@ -502,8 +502,11 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 	job_close_input(&j);
 	j.deadline = ai_now_ms() + watchdog(o);
 	rc = wait_for(L, &j, e);
-	if (!a.saw_usage && j.started)
-		L->calls_made++; /* a call without a usage record still counts */
+	if (!a.saw_usage && j.started) {
+		/* a call without a usage record still counts, at a cost nobody knows */
+		L->calls_made++;
+		L->cost_unknown = 1;
+	}
 	if (rc == 0) {
 		a.ok = j.code == 0 && !j.timed_out;
 		if (a.ok && mode != MODE_DECIDE)

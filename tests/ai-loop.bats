@@ -569,6 +569,35 @@ SH
 	jq -e -s '.[-1] | .type == "result" and .status == "error" and .stop_reason == "error" and .calls == 1' <<<"$output"
 }
 
+@test "an answer cut at the maximum length (the real Anthropic capture): what arrived is printed, exit 3" {
+	# anthropic/messages_nonstream_text.json stops at max_tokens
+	run --separate-stderr ai-loop -n --provider anthropic "tell me about Nietzsche"
+	[ "$status" -eq 3 ]
+	[[ "$output" == "When Nietzsche famously declared"* ]]
+	[[ "$stderr" == "ai-loop: ai-ask: the answer is incomplete: it reached the maximum length"* ]]
+	run --separate-stderr ai-loop -n --json --provider anthropic "tell me about Nietzsche"
+	[ "$status" -eq 3 ]
+	jq -e -s '.[1] | .type == "message" and .truncated == true' <<<"$output"
+	jq -e -s '.[-2] | .type == "error" and .tool == "ai-ask" and .exit == 3' <<<"$output"
+	jq -e -s '.[-1] | .status == "limit" and .stop_reason == "error"' <<<"$output"
+}
+
+@test "the compaction fails: the loop stops with ai-context's message and status" {
+	local i
+	for i in $(seq 1 8); do
+		jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " * 40)}'
+		jq -nc --argjson i "$i" '{type:"message",role:"assistant",content:("answer \($i) " * 40)}'
+	done > long.ndjson
+	mock_script '{"routes":{"POST /v1/responses":[{"status":500,"json":{"error":{"message":"boom"}}}]},"repeat_last":true}'
+	run --separate-stderr env AICLI_RETRIES=0 ai-loop -n --json --context-budget 1000 --continue long.ndjson "x"
+	[ "$status" -eq 69 ]
+	[ "$stderr" = "ai-loop: 'ai-context' failed (exit status 69): cannot summarise: 'ai-ask' failed (exit status 69)" ]
+	# only the summary was asked for, and ai-context reports no usage when it fails
+	[ "$(mock_count)" -eq 1 ]
+	jq -e -s '.[-2] | .type == "error" and .tool == "ai-loop" and .exit == 69' <<<"$output"
+	jq -e -s '.[-1] | .stop_reason == "error" and .calls == 0 and .steps == 0' <<<"$output"
+}
+
 @test "a child killed mid-run: ai-exec between steps is started again; ai-ask during its call stops the run (70)" {
 	steps "$(calls c1 execute '{"command":"wc -l notes.md"}')" \
 		"{\"json\":$(calls c2 execute '{"command":"wc -c notes.md"}'),\"delay_ms\":2000}" '{}'
