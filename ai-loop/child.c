@@ -395,6 +395,13 @@ finish(struct job *j)
 	reaped(j);
 }
 
+/* A signal asked us to stop: 130 for SIGINT, 143 for the others, and no message. */
+static int
+interrupted(struct ai_err *e)
+{
+	return ai_err_set(e, caught == SIGINT ? AI_EXIT_INTERRUPT : AI_EXIT_TERM, "%s", "");
+}
+
 int
 jobs_poll(struct job *const *jobs, size_t n, int64_t wake, struct ai_err *e)
 {
@@ -443,8 +450,7 @@ jobs_poll(struct job *const *jobs, size_t n, int64_t wake, struct ai_err *e)
 		free(p);
 		free(who);
 		free(what);
-		return caught ? ai_err_set(e, caught == SIGINT ? AI_EXIT_INTERRUPT : AI_EXIT_TERM, "%s",
-		    "") : 0;
+		return caught ? interrupted(e) : 0;
 	}
 	if (sig_pipe[0] >= 0) {
 		p[k] = (struct pollfd){ sig_pipe[0], POLLIN, 0 };
@@ -458,7 +464,7 @@ jobs_poll(struct job *const *jobs, size_t n, int64_t wake, struct ai_err *e)
 		    (int)left);
 	} while (rc < 0 && errno == EINTR && !caught);
 	if (caught)
-		rc = ai_err_set(e, caught == SIGINT ? AI_EXIT_INTERRUPT : AI_EXIT_TERM, "%s", "");
+		rc = interrupted(e);
 	else if (rc < 0)
 		rc = ai_err_set(e, AI_EXIT_OSERR, "poll: %s", strerror(errno));
 	for (i = 0; rc >= 0 && i < k; i++) {

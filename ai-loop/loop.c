@@ -48,7 +48,7 @@ enum { MODE_STEP, MODE_FINAL, MODE_DECIDE };
 struct ask {
 	struct loop *L;
 	int mode;
-	struct ai_buf lines;    /* message, tool_call, usage lines for the files and the conversation */
+	struct ai_buf lines;    /* message, tool_call, usage: for the files and the conversation */
 	struct ai_buf msgs;     /* the message lines alone: what is kept of a call that failed */
 	int saw_usage, ok;
 };
@@ -59,7 +59,8 @@ static int
 write_fd(int fd, const char *what, const char *p, size_t n, struct ai_err *e)
 {
 	if (fd >= 0 && ai_write_all(fd, p, n) < 0)
-		return ai_err_set(e, AI_EXIT_IOERR, "cannot write to %s: %s", what, strerror(errno));
+		return ai_err_set(e, AI_EXIT_IOERR, "cannot write to %s: %s", what,
+		    strerror(errno));
 	return 0;
 }
 
@@ -109,8 +110,8 @@ release(struct loop *L, struct ai_err *e)
 	if (L->tx_fd >= 0 && (ftruncate(L->tx_fd, 0) < 0 ||
 	    write_fd(L->tx_fd, "the transcript", L->hist.buf, L->hist.len, e) < 0 ||
 	    write_fd(L->tx_fd, "the transcript", L->held.buf, L->held.len, e) < 0))
-		rc = e->code ? -1 : ai_err_set(e, AI_EXIT_IOERR, "cannot write to the transcript: %s",
-		    strerror(errno));
+		rc = e->code ? -1 : ai_err_set(e, AI_EXIT_IOERR,
+		    "cannot write to the transcript: %s", strerror(errno));
 	if (rc == 0 && L->cont_fd >= 0 && L->cont_lf)
 		rc = write_fd(L->cont_fd, "the transcript", "\n", 1, e);
 	if (rc == 0 && L->cont_fd >= 0) {
@@ -153,9 +154,11 @@ open_continue(struct loop *L, struct ai_buf *hist, struct ai_err *e)
 		    strerror(errno));
 	L->cont_fd = fd;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return ai_err_set(e, AI_EXIT_NOINPUT, "transcript '%s' is not a regular file", path);
+		return ai_err_set(e, AI_EXIT_NOINPUT, "transcript '%s' is not a regular file",
+		    path);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-		return ai_err_set(e, AI_EXIT_TEMPFAIL, "transcript '%s' is in use by another run", path);
+		return ai_err_set(e, AI_EXIT_TEMPFAIL, "transcript '%s' is in use by another run",
+		    path);
 	if (ai_read_fd(fd, &raw, path, e) < 0) {
 		ai_buf_release(&raw);
 		return -1;
@@ -178,7 +181,7 @@ open_outputs(struct loop *L, struct ai_err *e)
 	if (L->o->cont != NULL)
 		rc = open_continue(L, &L->hist, e);
 	if (rc == 0 && L->o->transcript != NULL) {
-		/* opened now, so that a path that cannot be written fails first; emptied on release */
+		/* opened now, so that a path that cannot be written fails first; emptied later */
 		L->tx_fd = open(L->o->transcript, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 		if (L->tx_fd < 0 && errno == ENOENT) {
 			L->tx_fd = open(L->o->transcript, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
@@ -194,7 +197,10 @@ open_outputs(struct loop *L, struct ai_err *e)
 	return rc;
 }
 
-/* The task: stdin (records, or plain text that is the material) and the operands, as ai-ask takes them. */
+/*
+ * The task, as ai-ask takes it: standard input (records, or plain text that
+ * is the material) and the operands.
+ */
 static int
 read_input(struct loop *L, struct ai_err *e)
 {
@@ -243,7 +249,8 @@ read_input(struct loop *L, struct ai_err *e)
 		ai_buf_release(&fixed);
 	}
 	if (rc == 0 && L->conv.n == before)
-		rc = ai_err_set(e, AI_EXIT_USAGE, "no task: give it as an argument or on standard input");
+		rc = ai_err_set(e, AI_EXIT_USAGE,
+		    "no task: give it as an argument or on standard input");
 	ai_buf_release(&in);
 	ai_buf_release(&text);
 	return rc;
@@ -282,13 +289,15 @@ static int
 quota_left(struct loop *L, struct ai_err *e)
 {
 	if (L->calls_made >= L->o->max_calls) {
-		ai_err_set(e, AI_EXIT_LIMIT, "the limit of %llu model calls is reached (--max-calls)",
+		ai_err_set(e, AI_EXIT_LIMIT,
+		    "the limit of %llu model calls is reached (--max-calls)",
 		    (unsigned long long)L->o->max_calls);
 		return STOP_MAX_CALLS;
 	}
 	if (L->weighted >= (double)L->o->budget) {
-		ai_err_set(e, AI_EXIT_LIMIT, "the budget of %llu weighted tokens is used up: %.0f used "
-		    "(--budget)", (unsigned long long)L->o->budget, L->weighted);
+		ai_err_set(e, AI_EXIT_LIMIT,
+		    "the budget of %llu weighted tokens is used up: %.0f used (--budget)",
+		    (unsigned long long)L->o->budget, L->weighted);
 		return STOP_BUDGET;
 	}
 	return STOP_NONE;
@@ -296,7 +305,10 @@ quota_left(struct loop *L, struct ai_err *e)
 
 /* ---- children's exit status ---- */
 
-/* A child's exit status as ours: the suite's codes pass on; a command line it refused, or a crash, is ours. */
+/*
+ * A child's exit status as ours: the suite's codes pass on; a command line
+ * it refused, or a crash, is ours to own.
+ */
 static int
 child_code(const struct job *j)
 {
@@ -364,11 +376,12 @@ ask_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 		rec = NULL;
 		c->id = ai_json_str(c->rec, "id");
 		c->name = ai_json_str(c->rec, "name");
-		if (c->id == NULL || c->name == NULL || !cJSON_IsObject(ai_json_get(c->rec, "arguments"))) {
+		if (c->id == NULL || c->name == NULL ||
+		    !cJSON_IsObject(ai_json_get(c->rec, "arguments"))) {
 			L->ncalls--;
 			cJSON_Delete(c->rec);
-			return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' wrote a tool call without an id, a "
-			    "name or an arguments object (line %lu)", j->name, j->out.lineno);
+			return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' wrote a tool call without an "
+			    "id, a name or an arguments object (line %lu)", j->name, j->out.lineno);
 		}
 		rc = loop_emit(L, line, len, TO_STREAM, e);
 		ai_buf_add(&a->lines, line, len);
@@ -491,7 +504,8 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 	free(L->ask_err_line);
 	L->ask_err = L->ask_err_line = NULL;
 	L->sent_chars = L->conv.chars;
-	rc = job_start(&j, "ai-ask", KIND_ASK, L->ask, argv.v, NULL, o->verbose > 1, ask_line, &a, e);
+	rc = job_start(&j, "ai-ask", KIND_ASK, L->ask, argv.v, NULL, o->verbose > 1, ask_line, &a,
+	    e);
 	args_free(&argv);
 	if (rc < 0) {
 		ai_buf_release(&a.lines);
@@ -551,8 +565,8 @@ context_usage(struct loop *L, const struct job *j, struct ai_err *e)
 		if (len < sizeof(line)) {
 			memcpy(line, p, len);
 			line[len] = '\0';
-			if (sscanf(line, "ai-context: summary: %llu input tokens, %llu output tokens",
-			    &in, &out) == 2) {
+			if (sscanf(line, "ai-context: summary: %llu input tokens, %llu output "
+			    "tokens", &in, &out) == 2) {
 				cJSON *u = ai_record_new("usage");
 				int rc;
 
@@ -572,7 +586,10 @@ context_usage(struct loop *L, const struct job *j, struct ai_err *e)
 	return 0;
 }
 
-/* Before a step (seed 003 §7.1): over 80% of --context-budget, ai-context shrinks the conversation. */
+/*
+ * Before a step (seed 003 §7.1): over 80% of --context-budget, ai-context
+ * shrinks the conversation.
+ */
 static int
 maybe_compact(struct loop *L, struct ai_err *e)
 {
@@ -590,8 +607,8 @@ maybe_compact(struct loop *L, struct ai_err *e)
 		return 0;
 	if (L->context == NULL)
 		return ai_err_set(e, AI_EXIT_UNAVAILABLE, "the conversation needs compacting, and "
-		    "'ai-context' is not found (%s)", o->libexec ? "looked in the libexec directory" :
-		    "looked next to ai-loop and in PATH");
+		    "'ai-context' is not found (%s)", o->libexec ?
+		    "looked in the libexec directory" : "looked next to ai-loop and in PATH");
 	snprintf(budget, sizeof(budget), "%llu", (unsigned long long)o->context_budget);
 	snprintf(timeout, sizeof(timeout), "%.3f", o->timeout);
 	/* the summary is made by the same ai-ask as the steps */
@@ -621,8 +638,8 @@ maybe_compact(struct loop *L, struct ai_err *e)
 			rc = -1;
 		}
 		if (rc == 0 && o->verbose)
-			ai_error("compacted the conversation: about %llu tokens in %zu records, now %llu in "
-			    "%zu", (unsigned long long)before, nbefore,
+			ai_error("compacted the conversation: about %llu tokens in %zu records, "
+			    "now %llu in %zu", (unsigned long long)before, nbefore,
 			    (unsigned long long)conv_tokens(&L->conv), L->conv.n);
 		/* as small as it gets: not again before it has grown by a quarter of the budget */
 		L->compact_floor = rc == 0 && j.code == AI_EXIT_LIMIT ?
@@ -768,7 +785,8 @@ report(struct loop *L, int code, struct ai_err *e)
 		    "%llu output, %.0f weighted%s; %s", stop_names[L->stop], L->steps,
 		    L->steps == 1 ? "" : "s", L->calls_made, L->calls_made == 1 ? "" : "s",
 		    (unsigned long long)L->in_tok, (unsigned long long)L->cached_tok,
-		    (unsigned long long)L->out_tok, L->weighted, cost, ai_fmt_ms(ms, dur, sizeof(dur)));
+		    (unsigned long long)L->out_tok, L->weighted, cost,
+		    ai_fmt_ms(ms, dur, sizeof(dur)));
 	}
 	if (L->o->json) {
 		cJSON *r = ai_record_new("result");
@@ -829,13 +847,15 @@ steps(struct loop *L, struct ai_err *e)
 				    sizeof(ms)));
 			L->stop = STOP_MAX_STEPS;
 			return ai_err_set(e, AI_EXIT_LIMIT, "the step limit of %llu is reached "
-			    "(--max-steps); the answer is the best so far", (unsigned long long)o->max_steps);
+			    "(--max-steps); the answer is the best so far",
+			    (unsigned long long)o->max_steps);
 		}
 		L->steps++;
 		if (model_call(L, MODE_STEP, e) < 0)
 			return -1;
 		if (o->verbose && L->ncalls == 0)
-			ai_error("step %lu: answer (%s)", L->steps, ai_fmt_ms(ai_now_ms() - t, ms, sizeof(ms)));
+			ai_error("step %lu: answer (%s)", L->steps,
+			    ai_fmt_ms(ai_now_ms() - t, ms, sizeof(ms)));
 		else if (o->verbose)
 			ai_error("step %lu: %zu tool call%s (%s)", L->steps, L->ncalls,
 			    L->ncalls == 1 ? "" : "s", ai_fmt_ms(ai_now_ms() - t, ms, sizeof(ms)));
@@ -917,7 +937,8 @@ loop_run(struct loop *L, struct ai_err *e)
 		struct ai_err we = AI_ERR_INIT;
 
 		job_free(&L->srv);
-		tools_abandon(L, L->stop == STOP_INTERRUPTED ? "interrupted before the tool answered" :
+		tools_abandon(L, L->stop == STOP_INTERRUPTED ?
+		    "interrupted before the tool answered" :
 		    "the loop stopped before the tool answered", &we);
 	}
 	tools_free_calls(L);

@@ -69,8 +69,9 @@ settings(struct lopts *o, struct ai_config *cfg, struct ai_err *e)
 		o->timeout = 300;
 		v = ai_config_get(cfg, NULL, NULL, timeout_env, "timeout", NULL, &from);
 		if (v != NULL && ai_parse_double(v, 0.001, 86400, &o->timeout, &why) < 0)
-			return ai_err_set(e, AI_EXIT_CONFIG, "%s%s: timeout '%s': %s (0.001 to 86400 "
-			    "seconds)", strcmp(from, "config file") == 0 ? "" : "$", from, v, why);
+			return ai_err_set(e, AI_EXIT_CONFIG, "%s%s: timeout '%s': %s (0.001 to "
+			    "86400 seconds)", strcmp(from, "config file") == 0 ? "" : "$", from, v,
+			    why);
 	}
 	return 0;
 }
@@ -82,8 +83,9 @@ find(const struct lopts *o, const char *name, int needed, struct ai_err *e)
 	char *p = ai_find_program(name, o->libexec);
 
 	if (p == NULL && needed)
-		ai_err_set(e, AI_EXIT_UNAVAILABLE, "cannot find '%s' (%s)", name, o->libexec == NULL ?
-		    "looked next to ai-loop and in PATH" : strcmp(o->libexec_from, "config file") == 0 ?
+		ai_err_set(e, AI_EXIT_UNAVAILABLE, "cannot find '%s' (%s)", name,
+		    o->libexec == NULL ? "looked next to ai-loop and in PATH" :
+		    strcmp(o->libexec_from, "config file") == 0 ?
 		    "looked in the directory \"libexec\" of the config file names" :
 		    "looked in $AICLI_LIBEXEC");
 	return p;
@@ -100,7 +102,8 @@ run(int argc, char **argv, struct ai_err *e)
 	char **ops;
 	const struct ai_option options[] = {
 		{ .type = AI_OPT_U64, .long_name = "max-steps", .value = &o.max_steps, .arg = "N",
-		  .min = 1, .max = 1000, .help = "model calls with tools before the final answer (10)" },
+		  .min = 1, .max = 1000,
+		  .help = "model calls with tools before the final answer (10)" },
 		{ .type = AI_OPT_LIST, .long_name = "file", .value = &o.files, .arg = "PATH",
 		  .help = "a file the execute tool may read; repeatable" },
 		{ .type = AI_OPT_LIST, .long_name = "allow-url", .value = &o.urls, .arg = "PREFIX",
@@ -123,10 +126,10 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "compact the conversation above 80% of this (32000)" },
 		{ .type = AI_OPT_U64, .long_name = "max-calls", .value = &o.max_calls, .arg = "N",
 		  .min = 1, .max = 100000, .help = "model calls for the whole run (50)" },
-		{ .type = AI_OPT_U64, .long_name = "max-actions", .value = &o.max_actions, .arg = "N",
-		  .min = 1, .max = 64, .help = "tool calls run in one step (5)" },
-		{ .type = AI_OPT_STR, .long_name = "transcript", .value = &o.transcript, .arg = "FILE",
-		  .help = "write the conversation to FILE as records" },
+		{ .type = AI_OPT_U64, .long_name = "max-actions", .value = &o.max_actions,
+		  .arg = "N", .min = 1, .max = 64, .help = "tool calls run in one step (5)" },
+		{ .type = AI_OPT_STR, .long_name = "transcript", .value = &o.transcript,
+		  .arg = "FILE", .help = "write the conversation to FILE as records" },
 		{ .type = AI_OPT_STR, .long_name = "continue", .value = &o.cont, .arg = "FILE",
 		  .help = "continue the conversation in FILE and append this run to it" },
 		AI_OPTION_MODEL(&o.model),
@@ -139,15 +142,15 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "sampling temperature, 0 to 2" },
 		{ .type = AI_OPT_U64, .long_name = "max-tokens", .value = &o.max_tokens, .arg = "N",
 		  .min = 1, .max = 1000000, .help = "longest answer of one model call, in tokens" },
-		{ .type = AI_OPT_DOUBLE, .long_name = "timeout", .value = &o.timeout, .arg = "SECONDS",
-		  .dmin = 0.001, .dmax = 86400, .given = &o.timeout_given,
+		{ .type = AI_OPT_DOUBLE, .long_name = "timeout", .value = &o.timeout,
+		  .arg = "SECONDS", .dmin = 0.001, .dmax = 86400, .given = &o.timeout_given,
 		  .help = "time for one model call (env AICLI_TIMEOUT, default 300)" },
 		{ .type = AI_OPT_DOUBLE, .long_name = "tool-timeout", .value = &o.tool_timeout,
 		  .arg = "SECONDS", .dmin = 0.1, .dmax = 3600,
 		  .help = "time for one tool call (30)" },
 		AI_OPTION_JSON(&o.json),
-		{ .type = AI_OPT_FLAG, .short_name = 'n', .long_name = "no-stdin", .value = &o.no_stdin,
-		  .help = "do not read standard input" },
+		{ .type = AI_OPT_FLAG, .short_name = 'n', .long_name = "no-stdin",
+		  .value = &o.no_stdin, .help = "do not read standard input" },
 		{ .type = AI_OPT_FLAG, .long_name = "usage", .value = &o.usage,
 		  .help = "steps, calls, tokens and cost on stderr at the end" },
 		AI_OPTION_VERBOSE(&o.verbose),
@@ -156,8 +159,8 @@ run(int argc, char **argv, struct ai_err *e)
 		AI_OPTION_END
 	};
 	const struct ai_command cmd = { synopsis,
-		"Let a model call tools until it can answer, running ai-ask, ai-exec, ai-search and "
-		"ai-context as children.", options, 0 };
+		"Let a model call tools until it can answer, running ai-ask, ai-exec, ai-search "
+		"and ai-context as children.", options, 0 };
 
 	memset(&o, 0, sizeof(o));
 	memset(&L, 0, sizeof(L));
@@ -174,12 +177,13 @@ run(int argc, char **argv, struct ai_err *e)
 	}
 	code = 0;
 	if (o.search && o.auto_search)
-		code = usage_error(e, "--search and --auto-search cannot be used together%s%s", "", "");
+		code = usage_error(e, "--search and --auto-search cannot be used together%s%s", "",
+		    "");
 	else if (o.approve != NULL && o.policy == NULL)
 		code = usage_error(e, "--approve needs --policy%s%s", "", "");
 	else if (o.audit != NULL && o.files.n == 0 && o.urls.n == 0 && o.policy == NULL)
-		code = usage_error(e, "--audit needs a tool that ai-exec runs (--file, --allow-url or "
-		    "--policy)%s%s", "", "");
+		code = usage_error(e, "--audit needs a tool that ai-exec runs (--file, --allow-url "
+		    "or --policy)%s%s", "", "");
 	else if (o.transcript != NULL && o.cont != NULL && same_file(o.transcript, o.cont))
 		code = usage_error(e, "--transcript '%s' and --continue '%s' are the same file",
 		    o.transcript, o.cont);
@@ -201,7 +205,8 @@ run(int argc, char **argv, struct ai_err *e)
 	if (code == 0 && (o.files.n > 0 || o.urls.n > 0 || o.policy != NULL) &&
 	    (L.exec = find(&o, "ai-exec", 1, e)) == NULL)
 		code = -1;
-	if (code == 0 && (o.search || o.auto_search) && (L.search = find(&o, "ai-search", 1, e)) == NULL)
+	if (code == 0 && (o.search || o.auto_search) &&
+	    (L.search = find(&o, "ai-search", 1, e)) == NULL)
 		code = -1;
 	if (code == 0) {
 		L.context = find(&o, "ai-context", 0, e);

@@ -139,7 +139,8 @@ declare_execute(cJSON *tools, const struct lopts *o)
 	    "stderr_text, exit_code, total_bytes and next_start: call again with start = "
 	    "next_start for the rest.");
 	params = declare(tools, "execute", d.buf, &props);
-	add_prop(props, "command", "string", "the command, such as: grep -n TODO notes.md | head -n 20");
+	add_prop(props, "command", "string",
+	    "the command, such as: grep -n TODO notes.md | head -n 20");
 	add_prop(props, "file", "string", "the listed file the command reads (a hint)");
 	add_prop(props, "idempotency", "string",
 	    "a key: the same call with the same key is answered from the cache");
@@ -227,8 +228,8 @@ tools_setup(struct loop *L, struct ai_err *e)
 	}
 	cJSON_Delete(tools);
 	if (rc == 0 && L->o->auto_search) {
-		L->schema_fd = sealed_file("ai-loop-schema", decide_schema, sizeof(decide_schema) - 1,
-		    L->schema_path, sizeof(L->schema_path), e);
+		L->schema_fd = sealed_file("ai-loop-schema", decide_schema,
+		    sizeof(decide_schema) - 1, L->schema_path, sizeof(L->schema_path), e);
 		rc = L->schema_fd < 0 ? -1 : 0;
 	}
 	return rc;
@@ -327,8 +328,8 @@ srv_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 		return 0;
 	if (strcmp(ai_record_type(rec), "tool_result") != 0) {
 		cJSON_Delete(rec);
-		return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' wrote a record that is not a tool_result "
-		    "(line %lu)", j->name, j->out.lineno);
+		return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' wrote a record that is not a "
+		    "tool_result (line %lu)", j->name, j->out.lineno);
 	}
 	if (!L->srv_ready) {
 		/* the answer to the hello */
@@ -339,13 +340,13 @@ srv_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 	id = ai_json_str(rec, "id");
 	if (L->srv_head == L->srv_n) {
 		cJSON_Delete(rec);
-		return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' answered a call it was not given (line %lu)",
-		    j->name, j->out.lineno);
+		return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' answered a call it was not given "
+		    "(line %lu)", j->name, j->out.lineno);
 	}
 	c = L->srv_wait[L->srv_head];
 	if (id == NULL || strcmp(id, c->id) != 0) {
-		ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' answered call '%s' where '%s' was due (line %lu)",
-		    j->name, id ? id : "null", c->id, j->out.lineno);
+		ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' answered call '%s' where '%s' was due "
+		    "(line %lu)", j->name, id ? id : "null", c->id, j->out.lineno);
 		cJSON_Delete(rec);
 		return -1;
 	}
@@ -513,8 +514,8 @@ search_args(const cJSON *args, const char **query, unsigned *count, char *buf, s
 		if (strcmp(m->string, "query") != 0 && strcmp(m->string, "count") != 0) {
 			char ex[64];
 
-			snprintf(buf, bufsz, "unknown argument '%s' (web_search takes query and count)",
-			    ai_excerpt(m->string, strlen(m->string), ex, sizeof(ex)));
+			snprintf(buf, bufsz, "unknown argument '%s' (web_search takes query and "
+			    "count)", ai_excerpt(m->string, strlen(m->string), ex, sizeof(ex)));
 			return buf;
 		}
 	*query = ai_json_str(args, "query");
@@ -610,22 +611,23 @@ tools_dispatch(struct loop *L, struct ai_err *e)
 
 		c->t0 = ai_now_ms();
 		if (i >= L->o->max_actions) {
-			c->result = error_result(c, "limit", "too many tool calls in one step: only the "
-			    "first %llu are run; call this one again in the next step",
+			c->result = error_result(c, "limit", "too many tool calls in one step: "
+			    "only the first %llu are run; call this one again in the next step",
 			    (unsigned long long)L->o->max_actions);
 		} else if (exec_tool) {
 			c->route = ROUTE_EXEC;
 			nexec++;
 		} else if (strcmp(c->name, "web_search") == 0 && L->o->search) {
-			if ((why = search_args(args, &query, &count, whybuf, sizeof(whybuf))) != NULL) {
+			why = search_args(args, &query, &count, whybuf, sizeof(whybuf));
+			if (why != NULL) {
 				c->result = error_result(c, "usage", "%s", why);
 			} else {
 				c->route = ROUTE_SEARCH;
 				c->hits = cJSON_CreateArray();
 			}
 		} else {
-			c->result = error_result(c, "unavailable", "there is no tool '%s' (the tools "
-			    "are: %s)", c->name, tool_names(L, names, sizeof(names)));
+			c->result = error_result(c, "unavailable", "there is no tool '%s' (the "
+			    "tools are: %s)", c->name, tool_names(L, names, sizeof(names)));
 		}
 	}
 	if (nexec > 0 && !L->srv.live) {
@@ -707,8 +709,8 @@ say_call(const struct loop *L, const struct call *c)
 		else if (out != NULL)
 			ai_buf_addf(&what, "ok, %zu bytes", strlen(out));
 		else if (cJSON_IsNumber(code))
-			ai_buf_addf(&what, "ok, exit status %d, %zu bytes of output", code->valueint,
-			    tail ? strlen(tail) : 0);
+			ai_buf_addf(&what, "ok, exit status %d, %zu bytes of output",
+			    code->valueint, tail ? strlen(tail) : 0);
 		else
 			ai_buf_adds(&what, "ok");
 	} else {
@@ -717,7 +719,8 @@ say_call(const struct loop *L, const struct call *c)
 		ai_buf_addf(&what, "%s: %s", kind ? kind : "error", msg ? msg : "");
 	}
 	ai_error("step %lu: %s %s: %s (%s)", L->steps, c->name,
-	    ai_excerpt(args, strlen(args), ex, sizeof(ex)), what.buf, ai_fmt_ms(c->ms, ms, sizeof(ms)));
+	    ai_excerpt(args, strlen(args), ex, sizeof(ex)), what.buf,
+	    ai_fmt_ms(c->ms, ms, sizeof(ms)));
 	ai_buf_release(&what);
 	cJSON_Delete(r);
 	free(args);
