@@ -101,6 +101,15 @@ gone() {
 	[ "$state" = Z ]
 }
 
+# eight_turns: a conversation of eight questions and answers, about 100 tokens each.
+eight_turns() {
+	local i
+	for i in $(seq 1 8); do
+		jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " * 40)}'
+		jq -nc --argjson i "$i" '{type:"message",role:"assistant",content:("answer \($i) " * 40)}'
+	done
+}
+
 # No process of the run is left: nothing runs with this test's directory in its command line.
 no_leftovers() {
 	local i
@@ -583,11 +592,7 @@ SH
 }
 
 @test "the compaction fails: the loop stops with ai-context's message and status" {
-	local i
-	for i in $(seq 1 8); do
-		jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " * 40)}'
-		jq -nc --argjson i "$i" '{type:"message",role:"assistant",content:("answer \($i) " * 40)}'
-	done > long.ndjson
+	eight_turns > long.ndjson
 	mock_script '{"routes":{"POST /v1/responses":[{"status":500,"json":{"error":{"message":"boom"}}}]},"repeat_last":true}'
 	run --separate-stderr env AICLI_RETRIES=0 ai-loop -n --json --context-budget 1000 --continue long.ndjson "x"
 	[ "$status" -eq 69 ]
@@ -744,11 +749,7 @@ SH
 }
 
 @test "compaction: over --context-budget, ai-context folds the old turns; its call counts; the files keep everything" {
-	local i
-	for i in $(seq 1 8); do
-		jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " * 40)}'
-		jq -nc --argjson i "$i" '{type:"message",role:"assistant",content:("answer \($i) " * 40)}'
-	done > long.ndjson
+	eight_turns > long.ndjson
 	cp long.ndjson before.ndjson
 	steps "$(text '{"content":"Eight questions were asked and answered.","key_facts":["k1"],"open_tasks":[]}')" \
 		"$(text 'Done.')"
