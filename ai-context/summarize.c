@@ -310,19 +310,7 @@ write_schema(struct ai_err *e)
 static void
 relay(const struct ai_buf *err)
 {
-	struct ai_buf red = AI_BUF_INIT(AI_BUF_NOLIMIT), out = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-	if (err->len == 0)
-		return;
-	ai_redact(&red, err->buf, err->len);
-	ai_term_sanitize(&out, red.buf, red.len);
-	if (out.len > 0 && out.buf[out.len - 1] != '\n')
-		ai_buf_addc(&out, '\n');
-	fflush(stdout);
-	(void)!fwrite(out.buf, 1, out.len, stderr);
-	fflush(stderr);
-	ai_buf_release(&red);
-	ai_buf_release(&out);
+	ai_relay(err->buf, err->len);
 }
 
 /* ai-ask's exit status as ours: the suite's codes pass, anything else is ours to own. */

@@ -78,6 +78,24 @@ ai_warn(const char *fmt, ...)
 }
 
 void
+ai_relay(const char *p, size_t n)
+{
+	struct ai_buf red = AI_BUF_INIT(AI_BUF_NOLIMIT), out = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	if (n == 0)
+		return;
+	ai_redact(&red, p, n);
+	ai_term_sanitize(&out, red.buf, red.len);
+	if (out.len > 0 && out.buf[out.len - 1] != '\n')
+		ai_buf_addc(&out, '\n');
+	fflush(stdout);
+	(void)!fwrite(out.buf, 1, out.len, stderr);
+	fflush(stderr);
+	ai_buf_release(&red);
+	ai_buf_release(&out);
+}
+
+void
 ai_err_print(const struct ai_err *e)
 {
 	if (e->msg[0])

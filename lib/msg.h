@@ -14,6 +14,8 @@
 #ifndef AI_MSG_H
 #define AI_MSG_H
 
+#include <stddef.h>
+
 #include "err.h"
 
 /* Program name from argv[0], SIGPIPE ignored (io.h), cJSON allocation hooks. */
@@ -23,6 +25,11 @@ void ai_init(const char *argv0);
 void ai_error(const char *fmt, ...) AI_PRINTF(1, 2);
 /* "PROG: warning: message" on stderr. */
 void ai_warn(const char *fmt, ...) AI_PRINTF(1, 2);
+/*
+ * Pass a child's diagnostics (already "ai-ask: ..." lines) on to stderr,
+ * redacted and with control characters made visible, ending in a newline.
+ */
+void ai_relay(const char *p, size_t n);
 /* Print an error context set by a library call. */
 void ai_err_print(const struct ai_err *e);
 

@@ -137,7 +137,9 @@ ai_child_start(struct ai_child *c, struct ai_err *e)
 				signal(sig, SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (c->new_pgroup)
+		if (c->new_session)
+			setsid();
+		else if (c->new_pgroup)
 			setpgid(0, 0);
 		if (c->die_with_parent) {
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -217,7 +219,7 @@ ai_child_signal(const struct ai_child *c, int sig)
 {
 	if (c->pid <= 0 || c->reaped)
 		return;
-	if (c->new_pgroup)
+	if (c->new_pgroup || c->new_session)
 		kill(-c->pid, sig);
 	else
 		kill(c->pid, sig);
@@ -235,7 +237,7 @@ reap(struct ai_child *c, int nohang)
 	while (r < 0 && errno == EINTR);
 	if (r == c->pid || (r < 0 && errno == ECHILD)) {
 		c->reaped = 1;
-		if (c->new_pgroup)
+		if (c->new_pgroup || c->new_session)
 			kill(-c->pid, SIGKILL); /* grandchildren left in the group */
 		return 1;
 	}

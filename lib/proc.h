@@ -11,8 +11,13 @@
  * parent as an error, not as a mysterious exit status 127.
  *
  * ai_child_wait reaps the child (no zombie is left behind), killing it (its
- * whole process group when new_pgroup is set) with SIGTERM and then SIGKILL
- * when it outlives its timeout.
+ * whole process group when new_pgroup or new_session is set) with SIGTERM
+ * and then SIGKILL when it outlives its timeout.
+ *
+ * new_session makes the child the leader of a new session (setsid) and so of
+ * a new process group: it has no controlling terminal, so nothing it runs
+ * can open /dev/tty to prompt, and a terminal's ^C reaches only the parent,
+ * which then ends its children in order.
  */
 #ifndef AI_PROC_H
 #define AI_PROC_H
@@ -34,6 +39,7 @@ struct ai_child {
 	int env_clear;
 	int in, out, err;               /* AI_FD_* */
 	int new_pgroup;                 /* the child leads a new process group */
+	int new_session;                /* ... and a new session, without a terminal */
 	int die_with_parent;            /* SIGTERM to the child if the parent dies */
 	const char *cwd;
 	/*

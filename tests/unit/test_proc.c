@@ -194,6 +194,38 @@ test_before_exec(void)
 	CHECK(waitpid(-1, NULL, WNOHANG) == -1);
 }
 
+/*
+ * new_session: the child leads its own session and group, has no
+ * controlling terminal (opening /dev/tty fails), and a kill reaches the
+ * grandchildren in its group.
+ */
+static void
+test_session(void)
+{
+	struct ai_err e = AI_ERR_INIT;
+	struct ai_buf out = AI_BUF_INIT(1 << 20);
+	char *tty[] = { "sh", "-c", "if (true </dev/tty) 2>/dev/null; then echo tty; else echo none; fi", NULL };
+	struct ai_child c = { .path = "/bin/sh", .argv = tty, .out = AI_FD_PIPE, .err = AI_FD_NULL,
+		.new_session = 1 };
+	char *slow[] = { "sh", "-c", "sleep 30 & sleep 30; wait", NULL };
+	struct ai_child s = { .path = "/bin/sh", .argv = slow, .new_session = 1 };
+
+	CHECK_INT(ai_child_run(&c, NULL, 0, &out, NULL, 5000, &e), 0);
+	CHECK_STR(out.buf, "none\n");
+	ai_buf_release(&out);
+
+	CHECK_INT(ai_child_start(&s, &e), 0);
+	usleep(100000);
+	CHECK_INT(getsid(s.pid), s.pid);
+	CHECK_INT(getpgid(s.pid), s.pid);
+	CHECK(getsid(s.pid) != getsid(0));
+	ai_child_kill(&s, 200);
+	CHECK_INT(s.reaped, 1);
+	usleep(100000);
+	CHECK_INT(live_in_group(s.pid), 0);
+	CHECK(waitpid(-1, NULL, WNOHANG) == -1);
+}
+
 static void
 test_find(void)
 {
@@ -215,6 +247,7 @@ main(void)
 	test_env();
 	test_fail_and_timeout();
 	test_before_exec();
+	test_session();
 	test_find();
 	T_DONE();
 }

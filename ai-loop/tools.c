@@ -1,0 +1,834 @@
+/*
+ * tools.c: the tools the model is offered, and where its calls go.
+ *
+ * "execute" (and "run", with a policy) go to one ai-exec --serve for the
+ * whole loop, which answers in order; each "web_search" is an ai-search of
+ * its own.  The calls of one step run concurrently, all from the poll loop
+ * of child.c, and their results are emitted in the order of the calls.
+ *
+ * The declarations reach ai-ask as a file that never touches a disk: a
+ * sealed memfd, named by its /proc/PID/fd path, gone when ai-loop ends
+ * however it ends.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "loop.h"
+#include "msg.h"
+#include "record.h"
+#include "util.h"
+#include "banned.h"
+
+#define SEARCH_COUNT_MAX 10
+#define SEARCH_COUNT_DEFAULT 5
+/* how long ai-exec may take to say it is ready */
+#define READY_MS 10000
+
+static const char decide_schema[] =
+	"{\"type\":\"object\",\"properties\":{\"search\":{\"type\":\"boolean\"},"
+	"\"query\":{\"type\":\"string\"}},\"required\":[\"search\",\"query\"],"
+	"\"additionalProperties\":false}\n";
+
+/* A read-only file in memory that a child opens by its /proc path. */
+static int
+sealed_file(const char *name, const char *data, size_t n, char *path, size_t pathsz,
+    struct ai_err *e)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING), probe;
+
+	if (fd < 0)
+		return ai_err_set(e, AI_EXIT_OSERR, "cannot create the %s file: %s", name,
+		    strerror(errno));
+	if (ai_write_all(fd, data, n) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		ai_err_set(e, AI_EXIT_OSERR, "cannot write the %s file: %s", name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	snprintf(path, pathsz, "/proc/%ld/fd/%d", (long)getpid(), fd);
+	/* the children open it by this path: /proc must be there */
+	if ((probe = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		ai_err_set(e, AI_EXIT_OSERR, "cannot open '%s' (is /proc mounted?): %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(probe);
+	return fd;
+}
+
+static void
+add_prop(cJSON *props, const char *name, const char *type, const char *desc)
+{
+	cJSON *p = cJSON_AddObjectToObject(props, name);
+
+	ai_json_addstr(p, "type", type);
+	if (desc != NULL)
+		ai_json_addstr(p, "description", desc);
+}
+
+/* An optional argument that may also be null. */
+static void
+add_nullable(cJSON *props, const char *name, const char *type, const char *desc)
+{
+	cJSON *p = cJSON_AddObjectToObject(props, name), *t = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(t, cJSON_CreateString(type));
+	cJSON_AddItemToArray(t, cJSON_CreateString("null"));
+	cJSON_AddItemToObject(p, "type", t);
+	ai_json_addstr(p, "description", desc);
+}
+
+static cJSON *
+declare(cJSON *tools, const char *name, const char *desc, cJSON **props)
+{
+	cJSON *t = cJSON_CreateObject(), *params;
+
+	ai_json_addstr(t, "name", name);
+	ai_json_addstr(t, "description", desc);
+	params = cJSON_AddObjectToObject(t, "parameters");
+	ai_json_addstr(params, "type", "object");
+	*props = cJSON_AddObjectToObject(params, "properties");
+	cJSON_AddItemToArray(tools, t);
+	return params;
+}
+
+static void
+require(cJSON *params, const char *name)
+{
+	cJSON *r = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(r, cJSON_CreateString(name));
+	cJSON_AddItemToObject(params, "required", r);
+}
+
+static void
+add_list(struct ai_buf *b, const struct ai_strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		ai_buf_addf(b, "%s%s", i ? ", " : "", l->v[i]);
+	if (l->n == 0)
+		ai_buf_adds(b, "none");
+}
+
+/* seed 000's execute, with the files and URL prefixes the user listed. */
+static void
+declare_execute(cJSON *tools, const struct lopts *o)
+{
+	struct ai_buf d = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	cJSON *props, *params;
+
+	ai_buf_adds(&d, "Run a read-only command and get one page of its output. A command is "
+	    "built-ins joined by '|': cat, nl, head, tail, wc, sort, uniq, cut, grep (extended "
+	    "regular expressions), jq, and curl URL (GET). There is no shell: no other programs, "
+	    "no redirections, no variables, nothing is written; quote words with blanks in single "
+	    "quotes. Files it can read: ");
+	add_list(&d, &o->files);
+	ai_buf_adds(&d, ". URLs curl can fetch: those under ");
+	add_list(&d, &o->urls);
+	ai_buf_adds(&d, ". The result has stdout_text (at most size bytes from byte start), "
+	    "stderr_text, exit_code, total_bytes and next_start: call again with start = "
+	    "next_start for the rest.");
+	params = declare(tools, "execute", d.buf, &props);
+	add_prop(props, "command", "string",
+	    "the command, such as: grep -n TODO notes.md | head -n 20");
+	add_prop(props, "file", "string", "the listed file the command reads (a hint)");
+	add_prop(props, "idempotency", "string",
+	    "a key: the same call with the same key is answered from the cache");
+	add_prop(props, "start", "integer", "the first byte of the output to return (default 0)");
+	add_prop(props, "size", "integer", "how many bytes to return (default and at most 4096)");
+	add_prop(props, "reason", "string", "why you run it, for the audit log");
+	require(params, "command");
+	ai_json_addbool(params, "additionalProperties", 0);
+	ai_buf_release(&d);
+}
+
+static void
+declare_search(cJSON *tools)
+{
+	cJSON *props, *params;
+
+	params = declare(tools, "web_search", "Search the web. The results have rank, title, url, "
+	    "snippet and date (when known); cite the URLs you use.", &props);
+	add_prop(props, "query", "string", "the search query");
+	add_prop(props, "count", "integer", "how many results, 1 to 10 (default 5)");
+	require(params, "query");
+	ai_json_addbool(params, "additionalProperties", 0);
+}
+
+/*
+ * issue 8's run: only with a policy, which ai-exec enforces; the schema is
+ * the one ai-exec(1) gives for it.
+ */
+static void
+declare_run(cJSON *tools)
+{
+	cJSON *props, *params, *args, *req;
+
+	params = declare(tools, "run", "Run an allowed program with literal arguments (never "
+	    "through a shell). The policy decides what may run; a refusal names the rule that "
+	    "matched. The result has the exit code, the tails of its output and, for known "
+	    "outputs, a parsed form.", &props);
+	add_prop(props, "program", "string", "the program, such as git or ls");
+	args = cJSON_AddObjectToObject(props, "args");
+	ai_json_addstr(args, "type", "array");
+	ai_json_addstr(cJSON_AddObjectToObject(args, "items"), "type", "string");
+	ai_json_addstr(args, "description", "its arguments, each one literal");
+	add_nullable(props, "cwd", "string", "the directory to run it in, inside the root");
+	add_nullable(props, "reason", "string", "why you run it, for the audit log");
+	add_nullable(props, "timeout", "number", "seconds it may take");
+	req = cJSON_CreateArray();
+	cJSON_AddItemToArray(req, cJSON_CreateString("program"));
+	cJSON_AddItemToArray(req, cJSON_CreateString("args"));
+	cJSON_AddItemToObject(params, "required", req);
+	ai_json_addbool(params, "additionalProperties", 0);
+}
+
+static int
+offers_execute(const struct lopts *o)
+{
+	return o->files.n > 0 || o->urls.n > 0;
+}
+
+int
+tools_offered(const struct loop *L)
+{
+	return offers_execute(L->o) || L->o->policy != NULL || L->o->search;
+}
+
+int
+tools_setup(struct loop *L, struct ai_err *e)
+{
+	cJSON *tools = cJSON_CreateArray();
+	char *text;
+	int rc = 0;
+
+	L->tools_fd = L->schema_fd = -1;
+	if (offers_execute(L->o))
+		declare_execute(tools, L->o);
+	if (L->o->policy != NULL)
+		declare_run(tools);
+	if (L->o->search)
+		declare_search(tools);
+	if (cJSON_GetArraySize(tools) > 0) {
+		text = ai_json_print(tools);
+		L->tools_fd = sealed_file("ai-loop-tools", text, strlen(text), L->tools_path,
+		    sizeof(L->tools_path), e);
+		free(text);
+		rc = L->tools_fd < 0 ? -1 : 0;
+	}
+	cJSON_Delete(tools);
+	if (rc == 0 && L->o->auto_search) {
+		L->schema_fd = sealed_file("ai-loop-schema", decide_schema,
+		    sizeof(decide_schema) - 1, L->schema_path, sizeof(L->schema_path), e);
+		rc = L->schema_fd < 0 ? -1 : 0;
+	}
+	return rc;
+}
+
+/* ---- results ---- */
+
+static char *
+print_rec(cJSON *rec)
+{
+	char *s = ai_json_print(rec);
+
+	cJSON_Delete(rec);
+	return s;
+}
+
+/* An ok:false tool_result for a call. */
+static char *
+error_result(const struct call *c, const char *kind, const char *fmt, ...) AI_PRINTF(3, 4);
+
+static char *
+error_result(const struct call *c, const char *kind, const char *fmt, ...)
+{
+	cJSON *rec = ai_record_new("tool_result");
+	char msg[AI_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ai_json_addstr(rec, "id", c->id);
+	ai_json_addstr(rec, "name", c->name);
+	ai_json_addbool(rec, "ok", 0);
+	ai_json_addstr(rec, "error", msg);
+	ai_json_addstr(rec, "error_kind", kind);
+	return print_rec(rec);
+}
+
+/* The error_kind of a child's exit status, as aicli(7) and ai-exec(1) map them. */
+static const char *
+kind_of(int code, int timed_out)
+{
+	if (timed_out || code == AI_EXIT_TEMPFAIL)
+		return "timeout";
+	switch (code) {
+	case AI_EXIT_USAGE: case AI_EXIT_DATAERR:
+		return "usage";
+	case AI_EXIT_POLICY:
+		return "policy";
+	case AI_EXIT_LIMIT:
+		return "limit";
+	case AI_EXIT_FAIL:
+		return "execution";
+	default:
+		return "unavailable";
+	}
+}
+
+/* A warning about a tool that fails, once per distinct message. */
+static void
+warn_once(struct loop *L, const char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < L->nwarned; i++)
+		if (strcmp(L->warned[i], msg) == 0)
+			return;
+	L->warned = ai_xrealloc(L->warned, (L->nwarned + 1) * sizeof(*L->warned));
+	L->warned[L->nwarned++] = ai_xstrdup(msg);
+	ai_warn("%s", msg);
+}
+
+/* ---- ai-exec --serve ---- */
+
+/*
+ * The time ai-exec may take to answer one call: --tool-timeout, which it
+ * keeps to itself (a run's own timeout is at most that), and a margin.
+ */
+static int64_t
+call_allowance(const struct loop *L)
+{
+	return (int64_t)(L->o->tool_timeout * 1100) + 2000;
+}
+
+static int
+srv_line(struct job *j, const char *line, size_t len, struct ai_err *e)
+{
+	struct loop *L = j->ctx;
+	cJSON *rec;
+	const char *id;
+	struct call *c;
+
+	if (job_record(j, line, len, &rec, e) < 0)
+		return -1;
+	if (rec == NULL)
+		return 0;
+	if (strcmp(ai_record_type(rec), "tool_result") != 0) {
+		cJSON_Delete(rec);
+		return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' wrote a record that is not a "
+		    "tool_result (line %lu)", j->name, j->out.lineno);
+	}
+	if (!L->srv_ready) {
+		/* the answer to the hello */
+		L->srv_ready = 1;
+		cJSON_Delete(rec);
+		return 0;
+	}
+	id = ai_json_str(rec, "id");
+	if (L->srv_head == L->srv_n) {
+		cJSON_Delete(rec);
+		return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' answered a call it was not given "
+		    "(line %lu)", j->name, j->out.lineno);
+	}
+	c = L->srv_wait[L->srv_head];
+	if (id == NULL || strcmp(id, c->id) != 0) {
+		ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' answered call '%s' where '%s' was due "
+		    "(line %lu)", j->name, id ? id : "null", c->id, j->out.lineno);
+		cJSON_Delete(rec);
+		return -1;
+	}
+	cJSON_Delete(rec);
+	c->result = ai_xmemdup(line, len);
+	c->ms = ai_now_ms() - c->t0;
+	L->srv_head++;
+	L->srv_answered++;
+	j->deadline = L->srv_head < L->srv_n ?
+	    ai_now_ms() + call_allowance(L) : -1;
+	return 0;
+}
+
+int
+server_start(struct loop *L, struct ai_err *e)
+{
+	const struct lopts *o = L->o;
+	struct args a = { NULL, 0, 0 };
+	char timeout[32], max_runs[32];
+	size_t i;
+	int rc;
+
+	snprintf(timeout, sizeof(timeout), "%g", o->tool_timeout);
+	snprintf(max_runs, sizeof(max_runs), "%llu",
+	    (unsigned long long)(o->max_steps * o->max_actions));
+	args_add(&a, L->exec);
+	args_add(&a, "--serve");
+	for (i = 0; i < o->files.n; i++)
+		args_opt(&a, "--file", o->files.v[i]);
+	for (i = 0; i < o->urls.n; i++)
+		args_opt(&a, "--allow-url", o->urls.v[i]);
+	args_opt(&a, "--timeout", timeout);
+	args_opt(&a, "--audit", o->audit);
+	args_opt(&a, "--policy", o->policy);
+	args_opt(&a, "--approve", o->approve);
+	/* ai-exec's own cap counts the runs of its whole life; ai-loop caps each step */
+	args_opt(&a, "--max-runs", o->policy != NULL ? max_runs : NULL);
+	if (o->verbose > 1)
+		args_add(&a, "-v");
+	L->srv_ready = 0;
+	L->srv_answered = 0;
+	L->srv_head = L->srv_n = 0;
+	rc = job_start(&L->srv, "ai-exec", KIND_EXEC, L->exec, a.v, NULL, o->verbose > 1, srv_line,
+	    L, e);
+	args_free(&a);
+	if (rc < 0)
+		return -1;
+	/* a record it does not take: its answer says it is up, files and policy loaded */
+	job_send(&L->srv, "{\"type\":\"hello\"}\n", 17);
+	L->srv.deadline = ai_now_ms() + READY_MS;
+	while (!L->srv_ready && L->srv.live) {
+		struct job *jobs[1] = { &L->srv };
+
+		if (jobs_poll(jobs, 1, -1, e) < 0)
+			return -1;
+	}
+	if (!L->srv_ready) {
+		char st[768];
+		int code = L->srv.code;
+
+		if (o->verbose == 1)
+			job_relay(&L->srv);
+		/* 66: a --file; 77, 78: the policy; its own command line is ours */
+		code = code == AI_EXIT_USAGE ? AI_EXIT_SOFTWARE : code > 0 && code < 128 ? code :
+		    AI_EXIT_UNAVAILABLE;
+		return ai_err_set(e, code, "'ai-exec' %s", job_status(&L->srv, st, sizeof(st)));
+	}
+	L->srv.deadline = -1;
+	return 0;
+}
+
+void
+server_stop(struct loop *L)
+{
+	struct ai_err e = AI_ERR_INIT;
+
+	if (!L->srv.started)
+		return;
+	if (L->srv.live) {
+		/* the end of its input ends it */
+		job_close_input(&L->srv);
+		L->srv.deadline = ai_now_ms() + 2000;
+		while (L->srv.live) {
+			struct job *jobs[1] = { &L->srv };
+
+			if (jobs_poll(jobs, 1, -1, &e) < 0)
+				break;
+		}
+	}
+	job_free(&L->srv);
+}
+
+/* ---- ai-search ---- */
+
+int
+search_run(struct loop *L, struct job *j, const char *query, unsigned count,
+    job_line_fn on_line, void *ctx, struct ai_err *e)
+{
+	char n[16], timeout[32];
+	struct args a = { NULL, 0, 0 };
+	int rc;
+
+	snprintf(n, sizeof(n), "%u", count);
+	snprintf(timeout, sizeof(timeout), "%g", L->o->tool_timeout);
+	args_add(&a, L->search);
+	args_add(&a, "--json");
+	args_opt(&a, "-n", n);
+	args_opt(&a, "--timeout", timeout);
+	if (L->o->verbose > 1)
+		args_add(&a, "-v");
+	args_opt(&a, "--", query);
+	rc = job_start(j, "ai-search", KIND_SEARCH, L->search, a.v, NULL, L->o->verbose > 1,
+	    on_line, ctx, e);
+	args_free(&a);
+	if (rc == 0) {
+		job_close_input(j);
+		j->deadline = ai_now_ms() + call_allowance(L);
+	}
+	return rc;
+}
+
+static int
+search_line(struct job *j, const char *line, size_t len, struct ai_err *e)
+{
+	struct call *c = j->ctx;
+	const char *type, *s;
+	cJSON *rec, *hit;
+	const cJSON *v;
+	uint64_t u;
+
+	if (job_record(j, line, len, &rec, e) < 0)
+		return -1;
+	if (rec == NULL)
+		return 0;
+	type = ai_record_type(rec);
+	if (strcmp(type, "search_result") == 0) {
+		static const char *const keep[] = { "title", "url", "snippet", "date" };
+		size_t i;
+
+		hit = cJSON_CreateObject();
+		if (ai_json_u64(rec, "rank", &u) == 1)
+			ai_json_addnum(hit, "rank", (double)u);
+		for (i = 0; i < AI_ARRAY_SIZE(keep); i++)
+			if ((s = ai_json_str(rec, keep[i])) != NULL)
+				ai_json_addstr(hit, keep[i], s);
+		cJSON_AddItemToArray(c->hits, hit);
+	} else if (strcmp(type, "error") == 0) {
+		free(c->err_msg);
+		c->err_msg = ai_xstrdup((s = ai_json_str(rec, "message")) ? s : "failed");
+		if ((v = ai_json_get(rec, "exit")) != NULL && cJSON_IsNumber(v))
+			c->err_code = v->valueint;
+	}
+	cJSON_Delete(rec);
+	return 0;
+}
+
+/* web_search's arguments: query, a non-empty string; count, 1 to 10.  NULL when good. */
+static const char *
+search_args(const cJSON *args, const char **query, unsigned *count, char *buf, size_t bufsz)
+{
+	const cJSON *m;
+	uint64_t n;
+
+	for (m = args->child; m != NULL; m = m->next)
+		if (strcmp(m->string, "query") != 0 && strcmp(m->string, "count") != 0) {
+			char ex[64];
+
+			snprintf(buf, bufsz, "unknown argument '%s' (web_search takes query and "
+			    "count)", ai_excerpt(m->string, strlen(m->string), ex, sizeof(ex)));
+			return buf;
+		}
+	*query = ai_json_str(args, "query");
+	if (*query == NULL || ai_line_is_blank(*query, strlen(*query)))
+		return "'query' must be a non-empty string";
+	*count = SEARCH_COUNT_DEFAULT;
+	switch (ai_json_u64(args, "count", &n)) {
+	case -1:
+		return "'count' must be an integer from 1 to 10";
+	case 1:
+		if (n < 1 || n > SEARCH_COUNT_MAX)
+			return "'count' must be an integer from 1 to 10";
+		*count = (unsigned)n;
+		break;
+	default:
+		break;
+	}
+	return NULL;
+}
+
+/* The search is over: its tool_result. */
+static void
+search_done(struct loop *L, struct call *c)
+{
+	const char *q = ai_json_str(ai_json_get(c->rec, "arguments"), "query");
+	char st[768];
+
+	c->ms = ai_now_ms() - c->t0;
+	if (c->search.code == 0 && !c->search.timed_out && c->err_msg == NULL) {
+		cJSON *rec = ai_record_new("tool_result");
+
+		ai_json_addstr(rec, "id", c->id);
+		ai_json_addstr(rec, "name", c->name);
+		ai_json_addbool(rec, "ok", 1);
+		ai_json_addstr(rec, "query", q);
+		cJSON_AddItemToObject(rec, "results", c->hits);
+		c->hits = NULL;
+		c->result = print_rec(rec);
+		return;
+	}
+	if (c->err_msg != NULL) {
+		c->result = error_result(c, kind_of(c->err_code, 0), "%s", c->err_msg);
+		{
+			struct ai_buf w = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			ai_buf_addf(&w, "web_search: ai-search: %s", c->err_msg);
+			warn_once(L, w.buf);
+			ai_buf_release(&w);
+		}
+		return;
+	}
+	job_status(&c->search, st, sizeof(st));
+	if (L->o->verbose == 1)
+		job_relay(&c->search);
+	c->result = error_result(c, kind_of(c->search.code, c->search.timed_out), "'ai-search' %s",
+	    st);
+	{
+		struct ai_buf w = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_buf_addf(&w, "web_search: 'ai-search' %s", st);
+		warn_once(L, w.buf);
+		ai_buf_release(&w);
+	}
+}
+
+/* ---- a step's calls ---- */
+
+static const char *
+tool_names(const struct loop *L, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s%s%s", offers_execute(L->o) ? "execute" : "",
+	    L->o->policy ? (offers_execute(L->o) ? ", run" : "run") : "",
+	    L->o->search && (offers_execute(L->o) || L->o->policy) ? ", " : "",
+	    L->o->search ? "web_search" : "", tools_offered(L) ? "" : "none");
+	return buf;
+}
+
+int
+tools_dispatch(struct loop *L, struct ai_err *e)
+{
+	struct ai_buf lines = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	size_t i, nexec = 0;
+	char names[64];
+
+	for (i = 0; i < L->ncalls; i++) {
+		struct call *c = &L->calls[i];
+		const cJSON *args = ai_json_get(c->rec, "arguments");
+		int exec_tool = (strcmp(c->name, "execute") == 0 && offers_execute(L->o)) ||
+		    (strcmp(c->name, "run") == 0 && L->o->policy != NULL);
+		const char *why, *query;
+		char whybuf[160];
+		unsigned count;
+
+		c->t0 = ai_now_ms();
+		if (i >= L->o->max_actions) {
+			c->result = error_result(c, "limit", "too many tool calls in one step: "
+			    "only the first %llu are run; call this one again in the next step",
+			    (unsigned long long)L->o->max_actions);
+		} else if (exec_tool) {
+			c->route = ROUTE_EXEC;
+			nexec++;
+		} else if (strcmp(c->name, "web_search") == 0 && L->o->search) {
+			why = search_args(args, &query, &count, whybuf, sizeof(whybuf));
+			if (why != NULL) {
+				c->result = error_result(c, "usage", "%s", why);
+			} else {
+				c->route = ROUTE_SEARCH;
+				c->hits = cJSON_CreateArray();
+			}
+		} else {
+			c->result = error_result(c, "unavailable", "there is no tool '%s' (the "
+			    "tools are: %s)", c->name, tool_names(L, names, sizeof(names)));
+		}
+	}
+	if (nexec > 0 && !L->srv.live) {
+		if (L->srv.started) {
+			/* it ended between steps: said once, and started again */
+			char st[768];
+			struct ai_buf w = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			ai_buf_addf(&w, "'ai-exec' %s; starting it again",
+			    job_status(&L->srv, st, sizeof(st)));
+			warn_once(L, w.buf);
+			ai_buf_release(&w);
+			job_free(&L->srv);
+		}
+		if (server_start(L, e) < 0)
+			return -1;
+	}
+	if (nexec > 0) {
+		L->srv_wait = ai_xrealloc(L->srv_wait, nexec * sizeof(*L->srv_wait));
+		L->srv_head = L->srv_n = 0;
+	}
+	for (i = 0; i < L->ncalls; i++) {
+		struct call *c = &L->calls[i];
+		cJSON *call;
+		char *s;
+
+		if (c->route == ROUTE_EXEC) {
+			/* the call as ai-exec reads it: one line, nothing else */
+			call = ai_record_new("tool_call");
+			ai_json_addstr(call, "id", c->id);
+			ai_json_addstr(call, "name", c->name);
+			cJSON_AddItemToObject(call, "arguments",
+			    cJSON_Duplicate(ai_json_get(c->rec, "arguments"), 1));
+			s = print_rec(call);
+			ai_buf_adds(&lines, s);
+			ai_buf_addc(&lines, '\n');
+			free(s);
+			L->srv_wait[L->srv_n++] = c;
+		} else if (c->route == ROUTE_SEARCH) {
+			const char *q = ai_json_str(ai_json_get(c->rec, "arguments"), "query");
+			unsigned count = SEARCH_COUNT_DEFAULT;
+			uint64_t n;
+
+			if (ai_json_u64(ai_json_get(c->rec, "arguments"), "count", &n) == 1)
+				count = (unsigned)n;
+			if (search_run(L, &c->search, q, count, search_line, c, e) < 0) {
+				/* it cannot even start: the model hears why */
+				c->result = error_result(c, "unavailable", "%s", e->msg);
+				warn_once(L, e->msg);
+				ai_err_clear(e);
+			}
+		}
+	}
+	if (lines.len > 0) {
+		job_send(&L->srv, lines.buf, lines.len);
+		L->srv.deadline = ai_now_ms() + call_allowance(L);
+	}
+	ai_buf_release(&lines);
+	return 0;
+}
+
+/* -v: one line per call: the tool, its arguments, what came back, how long it took. */
+static void
+say_call(const struct loop *L, const struct call *c)
+{
+	char *args = ai_json_print(ai_json_get(c->rec, "arguments")), ex[160], ms[32];
+	struct ai_err e = AI_ERR_INIT;
+	cJSON *r = ai_json_parse(c->result, strlen(c->result), &e);
+	const cJSON *hits = ai_json_get(r, "results");
+	const char *out = ai_json_str(r, "stdout_text");
+	struct ai_buf what = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	if (ai_json_bool(r, "ok", 0) == 1) {
+		const cJSON *code = ai_json_get(r, "exitCode");
+		const char *tail = ai_json_str(r, "stdoutTail");
+
+		if (cJSON_IsArray(hits))
+			ai_buf_addf(&what, "ok, %d results", cJSON_GetArraySize(hits));
+		else if (out != NULL)
+			ai_buf_addf(&what, "ok, %zu bytes", strlen(out));
+		else if (cJSON_IsNumber(code))
+			ai_buf_addf(&what, "ok, exit status %d, %zu bytes of output",
+			    code->valueint, tail ? strlen(tail) : 0);
+		else
+			ai_buf_adds(&what, "ok");
+	} else {
+		const char *kind = ai_json_str(r, "error_kind"), *msg = ai_json_str(r, "error");
+
+		ai_buf_addf(&what, "%s: %s", kind ? kind : "error", msg ? msg : "");
+	}
+	ai_error("step %lu: %s %s: %s (%s)", L->steps, c->name,
+	    ai_excerpt(args, strlen(args), ex, sizeof(ex)), what.buf,
+	    ai_fmt_ms(c->ms, ms, sizeof(ms)));
+	ai_buf_release(&what);
+	cJSON_Delete(r);
+	free(args);
+}
+
+/* The server ended with calls of this step unanswered: they fail, the loop goes on. */
+static void
+server_lost(struct loop *L)
+{
+	char st[768];
+	struct ai_buf w = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	job_status(&L->srv, st, sizeof(st));
+	if (L->o->verbose == 1)
+		job_relay(&L->srv);
+	ai_buf_addf(&w, "'ai-exec' %s; it is started again for the next call", st);
+	warn_once(L, w.buf);
+	ai_buf_release(&w);
+	while (L->srv_head < L->srv_n) {
+		struct call *c = L->srv_wait[L->srv_head++];
+
+		c->ms = ai_now_ms() - c->t0;
+		c->result = L->srv.timed_out ?
+		    error_result(c, "timeout", "'ai-exec' did not answer in time and was stopped") :
+		    error_result(c, "unavailable", "'ai-exec' %s before it answered", st);
+	}
+}
+
+/* Emit the results that are ready, in the calls' order, after those already emitted. */
+static int
+emit_ready(struct loop *L, struct ai_err *e)
+{
+	while (L->emitted < L->ncalls && L->calls[L->emitted].result != NULL) {
+		struct call *c = &L->calls[L->emitted];
+
+		if (L->o->verbose)
+			say_call(L, c);
+		if (loop_emit(L, c->result, strlen(c->result), TO_ALL, e) < 0)
+			return -1;
+		L->emitted++;
+	}
+	return 0;
+}
+
+int
+tools_wait(struct loop *L, struct ai_err *e)
+{
+	struct job **jobs = ai_xcalloc(L->ncalls + 1, sizeof(*jobs));
+	size_t i;
+	int rc = 0;
+
+	while (rc == 0) {
+		size_t n = 0;
+
+		for (i = 0; i < L->ncalls; i++) {
+			struct call *c = &L->calls[i];
+
+			if (c->route == ROUTE_SEARCH && c->result == NULL && !c->search.live &&
+			    c->search.started)
+				search_done(L, c);
+		}
+		if (L->srv_head < L->srv_n && !L->srv.live)
+			server_lost(L);
+		if ((rc = emit_ready(L, e)) < 0 || L->emitted == L->ncalls)
+			break;
+		if (L->srv.live)
+			jobs[n++] = &L->srv;
+		for (i = 0; i < L->ncalls; i++)
+			if (L->calls[i].search.live)
+				jobs[n++] = &L->calls[i].search;
+		rc = jobs_poll(jobs, n, -1, e);
+	}
+	free(jobs);
+	return rc;
+}
+
+int
+tools_abandon(struct loop *L, const char *why, struct ai_err *e)
+{
+	size_t i;
+
+	for (i = 0; i < L->ncalls; i++) {
+		struct call *c = &L->calls[i];
+
+		if (c->search.started)
+			job_kill(&c->search);
+		if (c->result == NULL)
+			c->result = error_result(c, "unavailable", "%s", why);
+	}
+	return emit_ready(L, e);
+}
+
+void
+tools_free_calls(struct loop *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->ncalls; i++) {
+		struct call *c = &L->calls[i];
+
+		job_free(&c->search);
+		cJSON_Delete(c->rec);
+		cJSON_Delete(c->hits);
+		free(c->result);
+		free(c->err_msg);
+	}
+	free(L->calls);
+	L->calls = NULL;
+	L->ncalls = L->emitted = 0;
+	L->srv_head = L->srv_n = 0;
+}
