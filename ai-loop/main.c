@@ -32,10 +32,8 @@ static const char *const synopsis[] = {
 static int
 usage_error(struct ai_err *e, const char *fmt, const char *a, const char *b)
 {
-	ai_err_set(e, AI_EXIT_USAGE, fmt, a, b);
-	ai_opt_usage_error(e);
-	ai_err_clear(e);
-	return AI_EXIT_USAGE;
+	/* ai_finish prints it, with the --help hint every usage error gets */
+	return ai_err_set(e, AI_EXIT_USAGE, fmt, a, b);
 }
 
 /* Two paths naming one file (when it exists), or the same string. */
@@ -187,7 +185,7 @@ run(int argc, char **argv, struct ai_err *e)
 	else if (o.transcript != NULL && o.cont != NULL && same_file(o.transcript, o.cont))
 		code = usage_error(e, "--transcript '%s' and --continue '%s' are the same file",
 		    o.transcript, o.cont);
-	if (code != 0) {
+	if (code < 0) {
 		ai_strlist_free(&o.files);
 		ai_strlist_free(&o.urls);
 		return code;
