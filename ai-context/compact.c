@@ -7,6 +7,7 @@
 #include "digest.h"
 #include "io.h"
 #include "json.h"
+#include "text.h"
 #include "util.h"
 #include "banned.h"
 
@@ -158,7 +159,7 @@ rewrite(struct state *s, size_t i, cJSON *v)
 	s->chars -= r->chars;
 	r->repl = p;
 	r->repl_len = (uint32_t)n;
-	r->repl_chars = (uint32_t)ac_chars(p, n);
+	r->repl_chars = (uint32_t)ai_utf8_count(p, n);
 	r->action = AC_REWRITE;
 	s->chars += r->repl_chars;
 	changed(s, i);
@@ -211,11 +212,11 @@ set_inserted(struct state *s, cJSON *rec, size_t at)
 
 	cJSON_Delete(rec);
 	if (s->res->inserted != NULL)
-		s->chars -= ac_chars(s->res->inserted, strlen(s->res->inserted));
+		s->chars -= ai_utf8_count(s->res->inserted, strlen(s->res->inserted));
 	free(s->res->inserted);
 	s->res->inserted = p;
 	s->res->inserted_at = at;
-	s->chars += ac_chars(p, strlen(p));
+	s->chars += ai_utf8_count(p, strlen(p));
 }
 
 static int

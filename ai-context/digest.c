@@ -7,6 +7,7 @@
 #include "json.h"
 #include "record.h"
 #include "redact.h"
+#include "text.h"
 #include "util.h"
 #include "banned.h"
 
@@ -29,9 +30,7 @@ ac_tail_start(const char *s, size_t n, uint64_t lines, size_t max_bytes)
 		p--;
 	}
 	if (n - start > max_bytes) {
-		start = n - max_bytes;
-		while (start < n && ((unsigned char)s[start] & 0xC0) == 0x80)
-			start++;
+		start = ai_utf8_start(s, n, n - max_bytes);
 	}
 	return start;
 }

@@ -49,9 +49,7 @@ add_capped(struct ai_buf *b, const char *s, size_t n, size_t max)
 		return;
 	}
 	head = ai_utf8_cut(s, n, max / 2);
-	tail = n - max / 2;
-	while (tail < n && ((unsigned char)s[tail] & 0xC0) == 0x80)
-		tail++;
+	tail = ai_utf8_start(s, n, n - max / 2);
 	ai_buf_add(b, s, head);
 	ai_buf_addf(b, "\n[... %zu bytes left out ...]\n", tail - head);
 	ai_buf_add(b, s + tail, n - tail);

@@ -5,6 +5,7 @@
 #include "transcript.h"
 #include "json.h"
 #include "record.h"
+#include "text.h"
 #include "util.h"
 #include "banned.h"
 
@@ -91,16 +92,6 @@ idmap_free(struct idmap *m)
 		free(m->key[i]);
 	free(m->key);
 	free(m->val);
-}
-
-size_t
-ac_chars(const char *s, size_t n)
-{
-	size_t i, c = 0;
-
-	for (i = 0; i < n; i++)
-		c += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return c;
 }
 
 int
@@ -223,7 +214,7 @@ ac_transcript_read(struct ac_transcript *t, const char *data, size_t size, struc
 		r->off = (size_t)(line - data);
 		r->len = (uint32_t)len;
 		r->lineno = (uint32_t)lineno;
-		r->chars = (uint32_t)ac_chars(line, len);
+		r->chars = (uint32_t)ai_utf8_count(line, len);
 		describe(t, t->n, rec, &calls);
 		cJSON_Delete(rec);
 		t->n++;

@@ -85,7 +85,4 @@ int ac_visible(int kind);
  */
 void ac_window(struct ac_transcript *t, uint64_t keep);
 
-/* Characters (UTF-8 code points; invalid bytes count one each) in s[0..n). */
-size_t ac_chars(const char *s, size_t n);
-
 #endif

@@ -31,13 +31,7 @@ plain(unsigned char c)
 static unsigned
 column(const char *s, size_t i)
 {
-	unsigned col = 1;
-	size_t k;
-
-	for (k = 0; k < i; k++)
-		if (((unsigned char)s[k] & 0xc0) != 0x80)
-			col++;
-	return col;
+	return 1 + (unsigned)ai_utf8_count(s, i);
 }
 
 static int

@@ -487,9 +487,7 @@ tail_start(const char *p, size_t n, uint64_t lines)
 	}
 	start = lines == 0 ? n : i;
 	if (n - start > X_TAIL_BYTES) {
-		start = n - X_TAIL_BYTES;
-		while (start < n && ((unsigned char)p[start] & 0xc0) == 0x80)
-			start++;
+		start = ai_utf8_start(p, n, n - X_TAIL_BYTES);
 	}
 	return start;
 }

@@ -9,6 +9,7 @@
 #include "json.h"
 #include "loop.h"
 #include "record.h"
+#include "text.h"
 #include "util.h"
 #include "banned.h"
 
@@ -40,18 +41,6 @@ conv_visible(const char *type)
 	return 1;
 }
 
-static uint64_t
-characters(const char *p, size_t n)
-{
-	uint64_t k = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (((unsigned char)p[i] & 0xC0) != 0x80)
-			k++;
-	return k;
-}
-
 /* Append one record line; type says whether a model sees it. */
 static void
 add_typed(struct conv *c, const char *line, size_t len, const char *type)
@@ -64,7 +53,7 @@ add_typed(struct conv *c, const char *line, size_t len, const char *type)
 	ai_buf_add(&c->text, line, len);
 	ai_buf_addc(&c->text, '\n');
 	if (conv_visible(type))
-		c->chars += characters(line, len);
+		c->chars += ai_utf8_count(line, len);
 }
 
 void

@@ -80,6 +80,24 @@ ai_utf8_valid(const char *s, size_t n)
 }
 
 size_t
+ai_utf8_count(const char *s, size_t n)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return c;
+}
+
+size_t
+ai_utf8_start(const char *s, size_t n, size_t i)
+{
+	while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+		i++;
+	return i;
+}
+
+size_t
 ai_utf8_cut(const char *s, size_t n, size_t max)
 {
 	size_t k, back;

@@ -27,6 +27,10 @@ int ai_utf8_decode(const char *s, size_t n, uint32_t *cp);
 int ai_utf8_valid(const char *s, size_t n);
 /* The largest length <= max that does not end inside a character of s[0..n). */
 size_t ai_utf8_cut(const char *s, size_t n, size_t max);
+/* Characters (UTF-8 code points; invalid bytes count one each) in s[0..n). */
+size_t ai_utf8_count(const char *s, size_t n);
+/* The first offset >= i that does not fall inside a character of s[0..n). */
+size_t ai_utf8_start(const char *s, size_t n, size_t i);
 /* Append s with every invalid sequence replaced by U+FFFD. */
 int ai_utf8_fix(struct ai_buf *out, const char *s, size_t n);
 

@@ -41,6 +41,15 @@ test_utf8(void)
 	CHECK_INT(ai_utf8_valid("abc\xc3", 4), 0);
 
 	/* cuts never split a character */
+	CHECK_INT(ai_utf8_count("a\xc3\xa9z", 4), 3);
+	CHECK_INT(ai_utf8_count("\xf0\x9f\x98\x80", 4), 1);
+	CHECK_INT(ai_utf8_count("\x80\x80", 2), 0);
+	CHECK_INT(ai_utf8_count("\xff\xfe", 2), 2);
+	CHECK_INT(ai_utf8_count("", 0), 0);
+	CHECK_INT(ai_utf8_start("a\xc3\xa9z", 4, 2), 3);
+	CHECK_INT(ai_utf8_start("a\xc3\xa9z", 4, 1), 1);
+	CHECK_INT(ai_utf8_start("\xf0\x9f\x98\x80", 4, 1), 4);
+	CHECK_INT(ai_utf8_start("ab", 2, 5), 5);
 	CHECK_INT(ai_utf8_cut("a\xc3\xa9z", 4, 2), 1);
 	CHECK_INT(ai_utf8_cut("a\xc3\xa9z", 4, 3), 3);
 	CHECK_INT(ai_utf8_cut("\xf0\x9f\x98\x80x", 5, 3), 0);
