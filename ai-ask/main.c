@@ -189,7 +189,7 @@ run(int argc, char **argv, struct ai_err *e)
 	struct flags f;
 	struct ai_config cfg = AI_CONFIG_INIT;
 	struct ai_buf prompt = AI_BUF_INIT(AI_BUF_NOLIMIT);
-	int nops, exitcode, temp_given = 0, rc, i;
+	int nops, exitcode, temp_given = 0, rc;
 	char **ops, *url = NULL;
 	const struct ai_option options[] = {
 		AI_OPTION_MODEL(&f.model),
@@ -240,11 +240,7 @@ run(int argc, char **argv, struct ai_err *e)
 		ai_err_set(e, AI_EXIT_USAGE, "--tools and --schema cannot be used together");
 		return AI_EXIT_USAGE;
 	}
-	for (i = 0; i < nops; i++) {
-		if (i > 0)
-			ai_buf_addc(&prompt, ' ');
-		ai_buf_adds(&prompt, ops[i]);
-	}
+	ai_opt_join(&prompt, nops, ops);
 	o.prompt = nops > 0 ? prompt.buf : NULL;
 
 	rc = ai_config_load(&cfg, e);

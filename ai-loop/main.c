@@ -96,7 +96,7 @@ run(int argc, char **argv, struct ai_err *e)
 	struct loop L;
 	struct ai_config cfg = AI_CONFIG_INIT;
 	struct ai_buf task = AI_BUF_INIT(AI_BUF_NOLIMIT);
-	int nops, exitcode, i, code;
+	int nops, exitcode, code;
 	char **ops;
 	const struct ai_option options[] = {
 		{ .type = AI_OPT_U64, .long_name = "max-steps", .value = &o.max_steps, .arg = "N",
@@ -190,11 +190,7 @@ run(int argc, char **argv, struct ai_err *e)
 		ai_strlist_free(&o.urls);
 		return code;
 	}
-	for (i = 0; i < nops; i++) {
-		if (i > 0)
-			ai_buf_addc(&task, ' ');
-		ai_buf_adds(&task, ops[i]);
-	}
+	ai_opt_join(&task, nops, ops);
 	o.task = nops > 0 ? task.buf : NULL;
 	L.o = &o;
 	code = settings(&o, &cfg, e) < 0 ? -1 : 0;

@@ -375,13 +375,8 @@ joined(int n, char **ops)
 {
 	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
 	char *q;
-	int i;
 
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			ai_buf_addc(&b, ' ');
-		ai_buf_adds(&b, ops[i]);
-	}
+	ai_opt_join(&b, n, ops);
 	q = trimmed(b.buf, b.len);
 	ai_buf_release(&b);
 	return q;

@@ -297,6 +297,18 @@ ai_opt_help(const struct ai_command *cmd, FILE *f)
 }
 
 void
+ai_opt_join(struct ai_buf *b, int nops, char **ops)
+{
+	int i;
+
+	for (i = 0; i < nops; i++) {
+		if (i > 0)
+			ai_buf_addc(b, ' ');
+		ai_buf_adds(b, ops[i]);
+	}
+}
+
+void
 ai_opt_usage_error(const struct ai_err *e)
 {
 	ai_err_print(e);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "buf.h"
 #include "err.h"
 
 enum ai_opt_type {
@@ -68,6 +69,8 @@ enum { AI_OPT_RUN = 0, AI_OPT_HELP_SHOWN = 1, AI_OPT_VERSION_SHOWN = 2 };
  */
 int ai_opt_parse(const struct ai_command *cmd, int argc, char **argv, int *nops, char ***ops,
     struct ai_err *e);
+/* Append the operands joined by spaces: "ai-ask what is pledge" is one prompt. */
+void ai_opt_join(struct ai_buf *b, int nops, char **ops);
 /* Free what AI_OPT_LIST options allocated. */
 void ai_strlist_free(struct ai_strlist *l);
 

@@ -166,5 +166,18 @@ main(void)
 	CHECK_INT(parse(&e, &n, &ops, 3, "t", "--run=x", "y"), -1);
 	CHECK_STR(e.msg, "option '--run' takes no value");
 	reset();
+	{
+		struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+		char *words[] = { "what", "is", "", "pledge" };
+
+		ai_opt_join(&b, 0, words);
+		CHECK_INT(b.len, 0);
+		ai_opt_join(&b, 1, words);
+		CHECK_STR(b.buf, "what");
+		b.len = 0;
+		ai_opt_join(&b, 4, words);
+		CHECK_STR(b.buf, "what is  pledge");
+		ai_buf_release(&b);
+	}
 	T_DONE();
 }
