@@ -58,18 +58,17 @@ settings(struct lopts *o, struct ai_config *cfg, struct ai_err *e)
 {
 	static const char *const libexec_env[] = { "AICLI_LIBEXEC", NULL };
 	static const char *const timeout_env[] = { "AICLI_TIMEOUT", NULL };
-	const char *v, *from, *why;
+	int64_t ms;
 
 	if (ai_config_load(cfg, e) < 0)
 		return -1;
 	o->libexec = ai_config_get(cfg, NULL, NULL, libexec_env, "libexec", NULL, &o->libexec_from);
+	/* ai-ask's own check, so that ai-loop refuses the same values in the same words */
 	if (!o->timeout_given) {
-		o->timeout = 300;
-		v = ai_config_get(cfg, NULL, NULL, timeout_env, "timeout", NULL, &from);
-		if (v != NULL && ai_parse_double(v, 0.001, 86400, &o->timeout, &why) < 0)
-			return ai_err_set(e, AI_EXIT_CONFIG, "%s%s: timeout '%s': %s (0.001 to "
-			    "86400 seconds)", strcmp(from, "config file") == 0 ? "" : "$", from, v,
-			    why);
+		if (ai_config_seconds(cfg, NULL, NULL, timeout_env, "timeout", 300, 0.001, 86400, &ms,
+		    e) < 0)
+			return -1;
+		o->timeout = (double)ms / 1000;
 	}
 	return 0;
 }

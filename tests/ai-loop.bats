@@ -749,6 +749,22 @@ SH
 	[ "$output" = "pong" ]
 }
 
+@test "a bad timeout setting: ai-ask's words and status (78), before any child runs; --timeout overrides it" {
+	AICLI_TIMEOUT=soon run --separate-stderr ai-loop -n "x"
+	[ "$status" -eq 78 ]
+	[ "$stderr" = "ai-loop: \$AICLI_TIMEOUT: 'soon' is not a number of seconds from 0.001 to 86400" ]
+	echo '{"timeout": 0}' > "$AICLI_CONFIG"
+	run --separate-stderr ai-loop -n "x"
+	[ "$status" -eq 78 ]
+	[ "$stderr" = "ai-loop: config file '$AICLI_CONFIG': timeout: '0' is not a number of seconds from 0.001 to 86400" ]
+	[ -z "$output" ]
+	[ "$(mock_count)" -eq 0 ]
+	steps '{}'
+	run --separate-stderr ai-loop -n --timeout 5 "x"
+	[ "$status" -eq 0 ]
+	[ "$output" = "pong" ]
+}
+
 @test "compaction: over --context-budget, ai-context folds the old turns; its call counts; the files keep everything" {
 	eight_turns > long.ndjson
 	cp long.ndjson before.ndjson
