@@ -6,17 +6,14 @@
 
 bats_require_minimum_version 1.5.0
 load helpers/mock
+load helpers/env
 
 setup_file() { mock_start; }
 teardown_file() { mock_stop; }
 
 setup() {
 	mock_reset
-	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
-	unset AICLI_MODEL AICLI_PROVIDER AICLI_TIMEOUT AICLI_RETRIES AICLI_OPENAI_API_KEY
-	unset XDG_CONFIG_HOME NO_COLOR
-	export HOME="$BATS_TEST_TMPDIR/home"
-	mkdir -p "$HOME"
+	clean_env
 	export AICLI_CONFIG="$BATS_TEST_TMPDIR/none.json"
 	echo '{}' > "$AICLI_CONFIG"
 	export OPENAI_BASE_URL="$MOCK_URL/v1" OPENAI_API_KEY="sk-test-key-0123456789abcdef"

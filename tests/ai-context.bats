@@ -6,18 +6,15 @@
 
 bats_require_minimum_version 1.5.0
 load helpers/mock
+load helpers/env
 
 setup_file() { mock_start; }
 teardown_file() { mock_stop; }
 
 setup() {
 	mock_reset
-	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
 	# no model, no configuration, no key unless a test gives one
-	unset OPENAI_API_KEY AICLI_OPENAI_API_KEY ANTHROPIC_API_KEY AICLI_CONFIG XDG_CONFIG_HOME \
-		AICLI_LIBEXEC AICLI_MODEL AICLI_PROVIDER OPENAI_BASE_URL ANTHROPIC_BASE_URL \
-		OLLAMA_HOST AICLI_TIMEOUT AICLI_RETRIES
-	export HOME="$BATS_TEST_TMPDIR"
+	clean_env
 	W="$BATS_TEST_TMPDIR"
 	TR="$BATS_TEST_DIRNAME/ai-context/transcript.py"
 	mkdir -p "$W/empty"

@@ -7,6 +7,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers/mock
+load helpers/env
 load helpers/exec
 
 setup_file() { mock_start; }
@@ -16,7 +17,7 @@ setup() {
 	mock_reset
 	exec_fixtures "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"
-	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy no_proxy NO_PROXY
+	clean_env
 }
 
 # A listing of the scratch folder with sizes and checksums: "nothing written".

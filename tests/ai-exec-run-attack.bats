@@ -8,9 +8,11 @@
 # hostile GIT_* variables in the caller's environment.
 
 bats_require_minimum_version 1.5.0
+load helpers/env
 load helpers/exec
 
 setup() {
+	clean_env
 	run_fixtures "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"
 	ln -s /etc out-link

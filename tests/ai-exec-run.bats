@@ -7,9 +7,11 @@
 # ai-exec-parse.bats.
 
 bats_require_minimum_version 1.5.0
+load helpers/env
 load helpers/exec
 
 setup() {
+	clean_env
 	run_fixtures "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"
 	IN=$BATS_TEST_TMPDIR/in

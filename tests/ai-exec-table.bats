@@ -3,9 +3,11 @@
 # exit status, standard output, standard error) cases; the format is in
 # tests/helpers/exec.bash (exec_table).
 
+load helpers/env
 load helpers/exec
 
 setup() {
+	clean_env
 	exec_fixtures "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"
 }

@@ -8,19 +8,16 @@
 
 bats_require_minimum_version 1.5.0
 load helpers/mock
+load helpers/env
 
 setup_file() { mock_start; }
 teardown_file() { mock_stop; }
 
 setup() {
 	mock_reset
-	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
-	unset AICLI_MODEL AICLI_PROVIDER AICLI_TIMEOUT AICLI_RETRIES AICLI_OPENAI_API_KEY
-	unset AICLI_LIBEXEC AICLI_SEARCH_PROVIDER BRAVE_API_KEY TAVILY_API_KEY XDG_CONFIG_HOME
+	clean_env
 	W="$BATS_TEST_TMPDIR"
 	ROOT="$BATS_TEST_DIRNAME/.."
-	export HOME="$W/home"
-	mkdir -p "$HOME"
 	export AICLI_CONFIG="$W/config.json"
 	echo '{}' > "$AICLI_CONFIG"
 	export OPENAI_BASE_URL="$MOCK_URL/v1" OPENAI_API_KEY="sk-loop-test-0123456789abcdef"

@@ -6,6 +6,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers/mock
+load helpers/env
 
 GKEY="AIzaTESTgoogle-key-0123456789abcdefXYZ"
 CX="test-cx-0123"
@@ -30,10 +31,7 @@ setup_file() {
 teardown_file() { mock_stop; }
 setup() {
 	mock_reset
-	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
-	unset GOOGLE_API_KEY GOOGLE_CSE_CX BRAVE_API_KEY TAVILY_API_KEY AICLI_CONFIG XDG_CONFIG_HOME
-	unset AICLI_SEARCH_PROVIDER AICLI_SEARCH_BASE_URL AICLI_SEARXNG_URL AICLI_TIMEOUT AICLI_RETRIES NO_COLOR
-	export HOME="$BATS_TEST_TMPDIR"
+	clean_env
 	D="$BATS_FILE_TMPDIR"
 }
 

@@ -4,13 +4,14 @@
 
 bats_require_minimum_version 1.5.0
 load helpers/mock
+load helpers/env
 
 setup_file() { mock_start; }
 teardown_file() { mock_stop; }
 setup() {
 	mock_reset
 	HTTP="$BATS_TEST_DIRNAME/helpers/aicli-http"
-	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
+	clean_env
 }
 
 # seconds since the epoch with milliseconds
