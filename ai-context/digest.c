@@ -29,9 +29,8 @@ ac_tail_start(const char *s, size_t n, uint64_t lines, size_t max_bytes)
 		}
 		p--;
 	}
-	if (n - start > max_bytes) {
+	if (n - start > max_bytes)
 		start = ai_utf8_start(s, n, n - max_bytes);
-	}
 	return start;
 }
 

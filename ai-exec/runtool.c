@@ -486,9 +486,8 @@ tail_start(const char *p, size_t n, uint64_t lines)
 		i--;
 	}
 	start = lines == 0 ? n : i;
-	if (n - start > X_TAIL_BYTES) {
+	if (n - start > X_TAIL_BYTES)
 		start = ai_utf8_start(p, n, n - X_TAIL_BYTES);
-	}
 	return start;
 }
 
