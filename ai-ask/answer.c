@@ -167,20 +167,6 @@ answer_fail(struct answer *a, int code, const char *what, const cJSON *err, stru
 	return rc;
 }
 
-const char *
-stop_name(int stop)
-{
-	static const char *const names[] = { "none", "end", "tools", "length", "filter", "refusal" };
-
-	return stop >= 0 && (size_t)stop < AI_ARRAY_SIZE(names) ? names[stop] : "none";
-}
-
-char *
-json_text(const cJSON *v)
-{
-	return ai_json_print(v);
-}
-
 /*
  * The --tools declarations in the OpenAI shapes: flat for the Responses API
  * (strict off: its default is on, which refuses most hand-written schemas),

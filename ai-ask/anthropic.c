@@ -258,7 +258,7 @@ parse(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
 				return -1;
 		} else if (strcmp(type, "tool_use") == 0 && k->schema != NULL) {
 			/* with --schema the only tool is the forced one: its input is the answer */
-			char *s = json_text(input);
+			char *s = ai_json_print(input);
 
 			if (answer_text(a, s, strlen(s), e) < 0) {
 				cJSON_free(s);

@@ -473,7 +473,7 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 			rc = emit(r, text, tlen, e);
 		end_line(r);
 		for (i = 0; rc == 0 && i < a->ncalls; i++) {
-			char *args = json_text(a->calls[i].obj);
+			char *args = ai_json_print(a->calls[i].obj);
 			struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
 			ai_buf_addf(&b, "%s(%s)\n", a->calls[i].name, args);

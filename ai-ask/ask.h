@@ -180,8 +180,6 @@ cJSON *chat_messages(const struct conv *c, int ollama);
 
 /* Helpers the adapters share (answer.c). */
 cJSON *tools_openai_style(const cJSON *tools, int nested);
-const char *stop_name(int stop);
-char *json_text(const cJSON *v);
 
 /* ---- usage (usage.c) ---- */
 

@@ -63,7 +63,7 @@ chat_messages(const struct conv *c, int ollama)
 			if (ollama) {
 				cJSON_AddItemToObject(f, "arguments", cJSON_Duplicate(t->args, 1));
 			} else {
-				char *args = json_text(t->args);
+				char *args = ai_json_print(t->args);
 
 				ai_json_addstr(f, "arguments", args);
 				cJSON_free(args);
@@ -143,7 +143,7 @@ add_args(struct call *c, const cJSON *args)
 	if (cJSON_IsString(args)) {
 		ai_buf_adds(&c->args, args->valuestring);
 	} else if (cJSON_IsObject(args)) {
-		char *s = json_text(args);
+		char *s = ai_json_print(args);
 
 		ai_buf_adds(&c->args, s);
 		cJSON_free(s);

@@ -38,7 +38,7 @@ body(const struct ask *k, const struct conv *c)
 			ai_json_addstr(it, "content", t->text);
 			break;
 		case TURN_CALL: {
-			char *args = json_text(t->args);
+			char *args = ai_json_print(t->args);
 
 			ai_json_addstr(it, "type", "function_call");
 			ai_json_addstr(it, "call_id", t->id);

@@ -2,7 +2,7 @@
  * banned.h: functions that must not be used in aicli (after git's banned.h).
  *
  * Each has a bounded or checked replacement: use ai_buf (buf.h) instead of
- * the string copiers, snprintf instead of sprintf, ai_parse_u64 / ai_parse_i64
+ * the string copiers, snprintf instead of sprintf, ai_parse_u64 / ai_parse_double
  * (num.h) instead of atoi and friends, and a hand-written loop instead of
  * strtok.  Included last by every lib and tool source file.
  */

@@ -66,22 +66,6 @@ is_secret_name(const char *name)
 	return 0;
 }
 
-void
-ai_config_key_for_env(const char *env, char *out, size_t outsz)
-{
-	size_t i = 0;
-
-	if (strncmp(env, "AICLI_", 6) == 0)
-		env += 6;
-	for (; env[i] && i + 1 < outsz; i++) {
-		char c = env[i];
-
-		out[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-	}
-	if (outsz)
-		out[i] = '\0';
-}
-
 static char *
 candidate(const char *base, const char *tail)
 {

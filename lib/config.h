@@ -68,7 +68,4 @@ int ai_config_count(const struct ai_config *c, const char *flag, const char *fla
 /* An object-valued key of the file (e.g. "prices"), or NULL. */
 const cJSON *ai_config_object(const struct ai_config *c, const char *key);
 
-/* The file key for an environment name ("AICLI_MODEL" -> "model"), into out. */
-void ai_config_key_for_env(const char *env, char *out, size_t outsz);
-
 #endif

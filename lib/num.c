@@ -38,35 +38,6 @@ ai_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const cha
 }
 
 int
-ai_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
-{
-	uint64_t mag;
-	int neg = 0;
-
-	if (s != NULL && *s == '-') {
-		neg = 1;
-		s++;
-	}
-	if (ai_parse_u64(s, 0, UINT64_MAX, &mag, why) < 0)
-		return -1;
-	if ((!neg && mag > (uint64_t)INT64_MAX) || (neg && mag > (uint64_t)INT64_MAX + 1)) {
-		*why = "number too large";
-		return -1;
-	}
-	{
-		int64_t v = neg ? (mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag)
-				: (int64_t)mag;
-
-		if (v < min || v > max) {
-			*why = "out of range";
-			return -1;
-		}
-		*out = v;
-	}
-	return 0;
-}
-
-int
 ai_parse_double(const char *s, double min, double max, double *out, const char **why)
 {
 	const char *p = s;

@@ -14,7 +14,6 @@
 #include <stdint.h>
 
 int ai_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const char **why);
-int ai_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);
 /* Decimal with an optional fraction ("0.7", "30", "1.5"); no exponent, inf or nan. */
 int ai_parse_double(const char *s, double min, double max, double *out, const char **why);
 

@@ -35,7 +35,7 @@ main(void)
 	static const char *const key_env[] = { "OPENAI_API_KEY", "AICLI_OPENAI_API_KEY", NULL };
 	struct ai_config c = AI_CONFIG_INIT;
 	struct ai_err e = AI_ERR_INIT;
-	char path[256], xdgdir[256], key[64];
+	char path[256], xdgdir[256];
 	const char *from, *v;
 
 	ai_json_init();
@@ -46,13 +46,6 @@ main(void)
 	unsetenv("OPENAI_API_KEY");
 	unsetenv("AICLI_OPENAI_API_KEY");
 	setenv("HOME", dir, 1);
-
-	ai_config_key_for_env("AICLI_MODEL", key, sizeof(key));
-	CHECK_STR(key, "model");
-	ai_config_key_for_env("AICLI_OPENAI_API_KEY", key, sizeof(key));
-	CHECK_STR(key, "openai_api_key");
-	ai_config_key_for_env("GOOGLE_CSE_CX", key, sizeof(key));
-	CHECK_STR(key, "google_cse_cx");
 
 	/* no file at all: defaults */
 	CHECK_INT(load(&c, &e), 0);
