@@ -432,6 +432,18 @@ EOF
 	run --separate-stderr ask --tools "$T/bad.json" "x"
 	[ "$status" -eq 65 ]
 	[[ "$stderr" == *"tool 1 needs a \"name\" of 1 to 64 letters, digits, _ or -" ]]
+	echo '[1]' > "$T/bad.json"
+	run --separate-stderr ask --tools "$T/bad.json" "x"
+	[ "$status" -eq 65 ]
+	[ "$stderr" = "ai-ask: tools file '$T/bad.json': tool 1 is not an object" ]
+	echo '[{"name":"a","description":3}]' > "$T/bad.json"
+	run --separate-stderr ask --tools "$T/bad.json" "x"
+	[ "$status" -eq 65 ]
+	[ "$stderr" = "ai-ask: tools file '$T/bad.json': tool 'a': \"description\" must be a string" ]
+	echo '[{"name":"a","parameters":[]}]' > "$T/bad.json"
+	run --separate-stderr ask --tools "$T/bad.json" "x"
+	[ "$status" -eq 65 ]
+	[ "$stderr" = "ai-ask: tools file '$T/bad.json': tool 'a': \"parameters\" must be a JSON Schema object" ]
 	echo '[{"name":"a"},{"name":"a"}]' > "$T/bad.json"
 	run --separate-stderr ask --tools "$T/bad.json" "x"
 	[ "$status" -eq 65 ]
