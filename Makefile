@@ -1,6 +1,7 @@
 # aicli: make, make check, make SANITIZE=1 check, make install, make bench, make fuzz.
 #
-# Every tool lives in ai-*/ with a main.c; its binary is built into bin/.
+# Every tool lives in ai-*/ with a main.c; its binary is built into bin/ from the
+# .c files of its folder and of the folders one level below it (ai-exec/lang/...).
 # A tool may add link libraries in its own ai-*/tool.mk (e.g. TOOL_LIBS_ai-exec = $(JQ_LIBS)).
 
 VERSION    = 0.1.0
@@ -73,7 +74,7 @@ $(LIB): $(LIB_OBJ)
 
 # A tool is its folder's objects, the library, and the tool's own extra libraries.
 .SECONDEXPANSION:
-bin/%: $$(subst .c,.o,$$(wildcard $$*/*.c)) $(LIB)
+bin/%: $$(subst .c,.o,$$(wildcard $$*/*.c $$*/*/*.c)) $(LIB)
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(TOOL_LIBS_$*) $(LDLIBS)
 
@@ -126,5 +127,5 @@ fuzz:
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
-	rm -f $(LIB) $(LIB_OBJ) ai-*/*.o tests/unit/*.o tests/helpers/*.o $(UNIT_BIN) $(HELPER_BIN)
+	rm -f $(LIB) $(LIB_OBJ) ai-*/*.o ai-*/*/*.o tests/unit/*.o tests/helpers/*.o $(UNIT_BIN) $(HELPER_BIN)
 	rm -rf bin bench/measure tests/fuzz/build .build-flags

@@ -1,5 +1,5 @@
 /*
- * audit.c: the audit log (--audit FILE, seed 001): one NDJSON line per
+ * audit.c: the audit log (--audit FILE): one NDJSON line per
  * execution, appended with a single write(2) to a file opened with O_APPEND,
  * so that lines from several processes never interleave.  The file is
  * created with mode 0600.  It holds what was asked and what happened, never

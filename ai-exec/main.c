@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "tool.h"
 #include "io.h"
 #include "msg.h"
 #include "opt.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "tool.h"
 #include "io.h"
 #include "json.h"
 #include "record.h"

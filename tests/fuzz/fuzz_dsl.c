@@ -6,13 +6,13 @@
  * is one of the language's three kinds (65 malformed, 77 refused, 3 limit)
  * with a message; a success has 1 to 16 stages, each a built-in.
  *
- * fuzz-sources: ai-exec/lex.c ai-exec/parse.c ai-exec/spec.c ai-exec/policy.c
+ * fuzz-sources: ai-exec/lang/lex.c ai-exec/lang/parse.c ai-exec/lang/spec.c ai-exec/lang/policy.c
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ai-exec/exec.h"
+#include "../../ai-exec/lang/lang.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

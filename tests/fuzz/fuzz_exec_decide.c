@@ -5,14 +5,14 @@
  * crash, no leak; a call allowed is L0 or L1; a refusal is 77 (and names its
  * rule), 65 or 3, with a message.
  *
- * fuzz-sources: ai-exec/decide.c ai-exec/prog.c
+ * fuzz-sources: ai-exec/prog/decide.c ai-exec/prog/prog.c
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ai-exec/exec.h"
+#include "../../ai-exec/prog/prog.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

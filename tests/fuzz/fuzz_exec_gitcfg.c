@@ -4,13 +4,13 @@
  * leak, no read past the input; every driver found is "filter.", "diff." or
  * "merge." and a name, at most 256 of them, at most 64 includes, none empty.
  *
- * fuzz-sources: ai-exec/gitcfg.c
+ * fuzz-sources: ai-exec/prog/gitcfg.c
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ai-exec/exec.h"
+#include "../../ai-exec/prog/prog.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,13 +6,13 @@
  * (valid UTF-8, no \u0000) that reads back; it holds at most the cap of
  * items and a total no smaller.
  *
- * fuzz-sources: ai-exec/outparse.c ai-exec/jtext.c
+ * fuzz-sources: ai-exec/prog/outparse.c ai-exec/jtext.c
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ai-exec/exec.h"
+#include "../../ai-exec/prog/prog.h"
 #include "json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

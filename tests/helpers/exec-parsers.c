@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../ai-exec/exec.h"
+#include "../../ai-exec/prog/prog.h"
 #include "io.h"
 #include "json.h"
 #include "msg.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "lang.h"
 #include "util.h"
 #include "banned.h"
 

@@ -34,7 +34,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#include "exec.h"
+#include "lang.h"
 #include "banned.h"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -23,7 +23,7 @@
 
 #include <linux/landlock.h>
 
-#include "exec.h"
+#include "prog.h"
 #include "banned.h"
 
 #ifndef SYS_landlock_create_ruleset

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "prog.h"
 #include "io.h"
 #include "json.h"
 #include "util.h"

@@ -27,7 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "lang.h"
 #include "json.h"
 #include "text.h"
 #include "util.h"
@@ -52,26 +52,6 @@ static const struct runtime runtimes[XB_COUNT] = {
 	[XB_JQ] = { x_prepare_jq, x_run_jq, x_release_jq },
 	[XB_CURL] = { NULL, x_run_curl, NULL },
 };
-
-const char *
-x_kind(int code)
-{
-	switch (code) {
-	case AI_EXIT_USAGE:
-	case AI_EXIT_DATAERR:
-		return "usage";
-	case AI_EXIT_POLICY:
-		return "policy";
-	case AI_EXIT_LIMIT:
-		return "limit";
-	case AI_EXIT_TEMPFAIL:
-		return "timeout";
-	case AI_EXIT_UNAVAILABLE:
-		return "unavailable";
-	default:
-		return "execution";
-	}
-}
 
 int
 x_next_line(const char *p, size_t n, size_t *off, const char **line, size_t *len)

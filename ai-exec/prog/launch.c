@@ -1,5 +1,5 @@
 /*
- * launch.c: running one allowed program (seed 001's execution rules).
+ * launch.c: running one allowed program.
  *
  * execve of the real path resolved when the policy loaded, with the literal
  * argument vector: no shell, so ';', '$(' or a newline in an argument is
@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "prog.h"
 #include "proc.h"
 #include "util.h"
 #include "banned.h"

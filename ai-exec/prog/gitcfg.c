@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "prog.h"
 #include "io.h"
 #include "util.h"
 #include "banned.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "lang.h"
 #include "num.h"
 #include "util.h"
 #include "banned.h"

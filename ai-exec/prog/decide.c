@@ -1,5 +1,5 @@
 /*
- * decide.c: the decision on a call of a program (seed 004 §11), made before
+ * decide.c: the decision on a call of a program, made before
  * anything runs and explained by the rule that made it.
  *
  * In order: the program must be in the policy; a program with subcommands
@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "prog.h"
 #include "util.h"
 #include "banned.h"
 

@@ -1,6 +1,6 @@
 /*
- * outparse.c: known outputs read locally into short item lists (seed 004
- * §10.5: structured beats raw, and costs the model fewer tokens).
+ * outparse.c: known outputs read locally into short item lists
+ * (structured beats raw, and costs the model fewer tokens).
  *
  * Three kinds, told from the program and its arguments before it runs:
  *   git_status  "git status --porcelain" (v1) or "--short": each entry's
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "exec.h"
+#include "prog.h"
 #include "json.h"
 #include "text.h"
 #include "util.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "lang.h"
 #include "text.h"
 #include "util.h"
 #include "banned.h"

@@ -20,7 +20,7 @@
 #include <jq.h>
 #include <jv.h>
 
-#include "exec.h"
+#include "lang.h"
 #include "util.h"
 #include "banned.h"
 

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "lang.h"
 #include "buf.h"
 #include "text.h"
 #include "util.h"

@@ -1,6 +1,5 @@
 /*
- * fetch.c: curl [-sSLf] URL, a GET of an allowed URL (seed 000's optional
- * fetch).
+ * fetch.c: curl [-sSLf] URL, a GET of an allowed URL.
  *
  * The URL fetched is the canonical form of the one the policy checked.
  * Redirects are followed only to URLs that pass the same check, at most 3;
@@ -14,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "lang.h"
 #include "http.h"
 #include "json.h"
 #include "util.h"

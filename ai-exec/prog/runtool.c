@@ -1,5 +1,5 @@
 /*
- * runtool.c: the "run" tool (issue 8; seeds 001 and 004): one allowed
+ * runtool.c: the "run" tool: one allowed
  * program with literal arguments, decided by the policy, asked about when
  * its level says so, run, parsed, audited.
  *
@@ -8,9 +8,9 @@
  * when this process is in its foreground), showing the program, its
  * arguments escaped, the working directory, the reason and the rule, and
  * waits at most X_ASK_SECONDS for "y"; with no terminal it is refused, as
- * with --approve L0.  Every refusal names the rule (seed 004 §11.3).
+ * with --approve L0.  Every refusal names the rule.
  *
- * A request (seed 001's max_actions_per_request) is one ai-exec process:
+ * A request (--max-runs) is one ai-exec process:
  * one --run, or one --serve, which ai-loop keeps for one user request.
  * Calls that ran, or that were put to the user, count; refusals do not.
  *
@@ -26,7 +26,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "../tool.h"
 #include "json.h"
 #include "msg.h"
 #include "redact.h"
