@@ -8,7 +8,7 @@
  * complete, with delta records before them under --stream.  An answer cut
  * short by the network never yields a message record.  An answer cut at the
  * maximum length is written, marked "truncated", and ends the run with the
- * limit status; a --schema answer that is not JSON becomes seed 004's
+ * limit status; a --schema answer that is not JSON becomes the
  * fallback object and ends it with the format status.
  */
 #include <errno.h>
@@ -388,7 +388,7 @@ print_usage(const cJSON *u, int priced)
 
 /*
  * The answer that a --schema run prints: the model's JSON as it gave it
- * (trimmed), or seed 004's fallback object when it is not a JSON object.
+ * (trimmed), or the fallback object when it is not a JSON object.
  */
 static char *
 schema_answer(const struct ai_buf *text, int *fallback)

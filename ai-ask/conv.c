@@ -203,7 +203,7 @@ add_summary(struct conv *c, const cJSON *rec, struct ai_err *e)
 }
 
 /*
- * Search results, in a row, become one user turn: seed 000's SEARCH_RESULTS
+ * Search results, in a row, become one user turn: a SEARCH_RESULTS
  * block, numbered across the whole conversation so that a number cites one
  * source only.
  */

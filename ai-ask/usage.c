@@ -1,7 +1,7 @@
 /*
  * usage.c: weighing and pricing the tokens of one call.
  *
- * Weighted tokens are seed 002's quota unit: input 1, cached input 0.25,
+ * Weighted tokens are the suite's quota unit: input 1, cached input 0.25,
  * output 4 (cached tokens are part of the input tokens).  Prices are USD per
  * million tokens, from the configuration file's "prices" object first, then
  * from the table below (list prices when this was written; cache writes are

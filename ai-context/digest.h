@@ -1,7 +1,7 @@
 /*
  * digest.h: the smaller forms of records that compaction writes.
  *
- * A tool result's digest (seed 004's toolDigest) keeps the tool, its id,
+ * A tool result's digest keeps the tool, its id,
  * ok, error, the exit code and the truncated flag, and only the last lines of
  * each text it holds, with secret-looking strings redacted.  A trimmed search
  * result keeps its title and URL (and query and rank).  A drop note is the

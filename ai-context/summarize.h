@@ -1,6 +1,5 @@
 /*
- * summarize.h: folding records into a summary by running ai-ask (seed 004,
- * route A).
+ * summarize.h: folding records into a summary by running ai-ask.
  *
  * The folded records are written out as a plain-text document (a summary
  * as "Earlier summary", messages under their role, tool calls and results

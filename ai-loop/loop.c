@@ -1,5 +1,5 @@
 /*
- * loop.c: the agent loop (seed 003 §7, seed 004 §10).
+ * loop.c: the agent loop.
  *
  * Each step: compact the conversation with ai-context when it has grown
  * past --context-budget, check the quotas, run ai-ask on the whole
@@ -587,7 +587,7 @@ context_usage(struct loop *L, const struct job *j, struct ai_err *e)
 }
 
 /*
- * Before a step (seed 003 §7.1): over 80% of --context-budget, ai-context
+ * Before a step: over 80% of --context-budget, ai-context
  * shrinks the conversation.
  */
 static int
@@ -655,7 +655,7 @@ maybe_compact(struct loop *L, struct ai_err *e)
 	return rc;
 }
 
-/* ---- auto-search (seed 000 run --auto-search) ---- */
+/* ---- auto-search (--auto-search) ---- */
 
 static int
 found_line(struct job *j, const char *line, size_t len, struct ai_err *e)
@@ -834,7 +834,7 @@ steps(struct loop *L, struct ai_err *e)
 		}
 		t = ai_now_ms();
 		if (L->steps >= o->max_steps) {
-			/* seed 004 §10.4: the best answer so far, without tools */
+			/* the best answer so far, without tools */
 			cJSON *m = ai_record_message("user", final_prompt);
 			int rc = loop_emit_rec(L, m, TO_ALL, e);
 

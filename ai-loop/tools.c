@@ -120,7 +120,7 @@ add_list(struct ai_buf *b, const struct ai_strlist *l)
 		ai_buf_adds(b, "none");
 }
 
-/* seed 000's execute, with the files and URL prefixes the user listed. */
+/* execute, with the files and URL prefixes the user listed. */
 static void
 declare_execute(cJSON *tools, const struct lopts *o)
 {
@@ -166,7 +166,7 @@ declare_search(cJSON *tools)
 }
 
 /*
- * issue 8's run: only with a policy, which ai-exec enforces; the schema is
+ * run: only with a policy, which ai-exec enforces; the schema is
  * the one ai-exec(1) gives for it.
  */
 static void

@@ -3,7 +3,7 @@
  *
  * Records are flushed one per line.  The list shows each result's rank,
  * title, date, URL and a snippet wrapped to a fixed width of at most three
- * lines (seed 000: "compressed to a fixed number of characters"); what
+ * lines; what
  * comes from the web goes through the terminal sanitizer, and colour is
  * used only when asked for (a terminal without NO_COLOR).
  */

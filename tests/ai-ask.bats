@@ -381,7 +381,7 @@ EOF
 		"strict":false}'
 }
 
-@test "--schema: an answer that is not JSON becomes seed 004's fallback object, exit 4" {
+@test "--schema: an answer that is not JSON becomes the fallback object, exit 4" {
 	run --separate-stderr ask --schema "$T/schema.json" "invent a person"
 	[ "$status" -eq 4 ]
 	[ "$output" = '{"result":"pong","_fallback":true,"_reason":"model_output_was_not_valid_json"}' ]

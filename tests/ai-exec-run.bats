@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# ai-exec --policy: allowlisted programs with risk levels (issue 8): the
+# ai-exec --policy: allowlisted programs with risk levels: the
 # policy file, the decisions at each level (on a terminal and without one),
 # execution (environment, timeout, process group, caps), results (tails,
 # parsed output), --serve's run tool, max runs, the audit log.  The escape

@@ -799,7 +799,7 @@ SH
 	[ "$(mock_count)" -eq 3 ]
 }
 
-@test "run (issue 8): offered only with --policy, passed to ai-exec with --approve" {
+@test "run: offered only with --policy, passed to ai-exec with --approve" {
 	# a stand-in ai-exec that answers every line, so that this part of ai-loop is
 	# tested whatever the real ai-exec does
 	mkdir -p lx
@@ -832,7 +832,7 @@ SH
 	input 2 | jq -e '.[-1].output | fromjson | .error_kind == "unavailable"'
 }
 
-@test "run (issue 8) through the real ai-exec: L0 runs, L2 is refused with the rule, no terminal prompt" {
+@test "run through the real ai-exec: L0 runs, L2 is refused with the rule, no terminal prompt" {
 	# the example policy ai-exec ships (ai-exec(1), POLICY)
 	local policy="$ROOT/ai-exec/policy.json"
 	[ -f "$policy" ]

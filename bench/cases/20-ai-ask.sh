@@ -1,4 +1,4 @@
-# ai-ask (issue 4): start-up, and one prompt against the mock next to curl
+# ai-ask: start-up, and one prompt against the mock next to curl
 # making the same request.
 
 printf '{}\n' > "$TMP/ask-config.json"

@@ -1,4 +1,4 @@
-# ai-loop (issue 7): a 10-step run against the mock (nine answers that call
+# ai-loop: a 10-step run against the mock (nine answers that call
 # execute through ai-exec, then the answer), next to curl sending the very
 # same ten request bodies in a shell loop.  Both post the mock's script
 # first (one curl), so both pay for it.  Rows: the whole run, with the peak
