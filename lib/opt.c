@@ -8,6 +8,10 @@
 #include "util.h"
 #include "banned.h"
 
+/* The help's width, and the widest option column before a description. */
+#define AI_HELP_WIDTH 80
+#define AI_HELP_LEFT 28
+
 void
 ai_strlist_free(struct ai_strlist *l)
 {
@@ -256,16 +260,91 @@ ai_opt_version(FILE *f)
 	fprintf(f, "%s (aicli) %s\n", ai_progname, AI_VERSION);
 }
 
+/* Columns a string takes on a terminal: UTF-8 continuation bytes take none. */
+static size_t
+columns(const char *s, size_t n)
+{
+	size_t i, w = 0;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+/*
+ * The length of the unit of text at s that must not be broken: a word, or
+ * for a usage line a whole group in brackets or parentheses with its
+ * alternatives ("[--tools FILE | --schema FILE]").
+ */
+static size_t
+unit_len(const char *s, int groups)
+{
+	size_t i = 0;
+	int depth = 0;
+
+	for (; s[i] != '\0'; i++) {
+		if (groups && (s[i] == '[' || s[i] == '('))
+			depth++;
+		else if (groups && (s[i] == ']' || s[i] == ')') && depth > 0)
+			depth--;
+		else if (s[i] == ' ' && depth == 0)
+			break;
+	}
+	return i;
+}
+
+/*
+ * Write text from column col (what is already on the line), wrapping at
+ * AI_HELP_WIDTH and indenting each further line by indent; ends the line.
+ * A unit longer than a whole line goes on a line of its own.
+ */
+static void
+wrap(FILE *f, const char *text, size_t col, size_t indent, int groups)
+{
+	const char *p = text;
+	int first = 1;
+
+	while (*p == ' ')
+		p++;
+	while (*p != '\0') {
+		size_t n = unit_len(p, groups), w = columns(p, n);
+
+		if (!first && col + 1 + w > AI_HELP_WIDTH) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (!first) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, n, f);
+		col += w;
+		first = 0;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
 void
 ai_opt_help(const struct ai_command *cmd, FILE *f)
 {
 	const struct ai_option *o;
-	size_t i, width = 0;
+	size_t i, width = 0, lead = strlen("usage: ");
 
-	for (i = 0; cmd->synopsis[i] != NULL; i++)
-		fprintf(f, "%s %s\n", i == 0 ? "usage:" : "      ", cmd->synopsis[i]);
-	if (cmd->summary)
-		fprintf(f, "\n%s\n", cmd->summary);
+	for (i = 0; cmd->synopsis[i] != NULL; i++) {
+		const char *s = cmd->synopsis[i];
+		size_t name = unit_len(s, 0);
+
+		/* the program's name, then its arguments wrapped under the first of them */
+		fprintf(f, "%s%.*s ", i == 0 ? "usage: " : "       ", (int)name, s);
+		wrap(f, s + name, lead + columns(s, name) + 1, lead + columns(s, name) + 1, 1);
+	}
+	if (cmd->summary) {
+		fputc('\n', f);
+		wrap(f, cmd->summary, 0, 0, 0);
+	}
 	for (o = cmd->options; o->type != AI_OPT_END; o++) {
 		size_t w = 4 + (o->long_name ? strlen(o->long_name) + 2 : 0) +
 		    (o->arg ? strlen(o->arg) + 1 : 0);
@@ -273,8 +352,8 @@ ai_opt_help(const struct ai_command *cmd, FILE *f)
 		if (w > width)
 			width = w;
 	}
-	if (width > 28)
-		width = 28;
+	if (width > AI_HELP_LEFT)
+		width = AI_HELP_LEFT;
 	fprintf(f, "\nOptions:\n");
 	for (o = cmd->options; o->type != AI_OPT_END; o++) {
 		char left[128];
@@ -289,9 +368,10 @@ ai_opt_help(const struct ai_command *cmd, FILE *f)
 		if (o->arg && k > 0 && (size_t)k < sizeof(left))
 			snprintf(left + k, sizeof(left) - (size_t)k, " %s", o->arg);
 		if (strlen(left) > width)
-			fprintf(f, "  %s\n  %*s  %s\n", left, (int)width, "", o->help ? o->help : "");
+			fprintf(f, "  %s\n  %*s  ", left, (int)width, "");
 		else
-			fprintf(f, "  %-*s  %s\n", (int)width, left, o->help ? o->help : "");
+			fprintf(f, "  %-*s  ", (int)width, left);
+		wrap(f, o->help ? o->help : "", width + 4, width + 4, 0);
 	}
 	fprintf(f, "\nSee %s(1).\n", ai_progname);
 }
@@ -320,8 +400,26 @@ ai_opt_run(const struct ai_command *cmd, int argc, char **argv, int *nops, char 
     int *exitcode)
 {
 	struct ai_err e = AI_ERR_INIT;
-	int r = ai_opt_parse(cmd, argc, argv, nops, ops, &e);
+	const char *shell = NULL;
+	int r;
 
+	/* the hidden completion option, alone on the command line */
+	if (argc == 3 && strcmp(argv[1], "--aicli-completion") == 0)
+		shell = argv[2];
+	else if (argc == 2 && strncmp(argv[1], "--aicli-completion=", 19) == 0)
+		shell = argv[1] + 19;
+	if (shell != NULL) {
+		if (ai_complete_print(cmd, shell, stdout) == 0) {
+			*exitcode = AI_EXIT_OK;
+			return 1;
+		}
+		ai_err_set(&e, AI_EXIT_USAGE, "option '--aicli-completion': '%s' is not bash, zsh "
+		    "or fish", shell);
+		ai_opt_usage_error(&e);
+		*exitcode = AI_EXIT_USAGE;
+		return 1;
+	}
+	r = ai_opt_parse(cmd, argc, argv, nops, ops, &e);
 	switch (r) {
 	case AI_OPT_RUN:
 		return 0;
