@@ -151,11 +151,15 @@ resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, char
 		key = ai_config_get(cfg, NULL, NULL, providers[i].key_env, providers[i].key_file, NULL,
 		    &from);
 	if (key == NULL && o->k.p->auth != AUTH_NONE &&
-	    !(o->k.p == &provider_chat && is_loopback(*url)))
+	    !(o->k.p == &provider_chat && is_loopback(*url))) {
+		char file[1536];
+
 		return ai_err_set(e, AI_EXIT_CONFIG,
-		    "no API key for %s: set %s%s%s, or \"%s\" in the config file", o->k.p->name,
+		    "no API key for %s: set %s%s%s, or \"%s\" in %s", o->k.p->name,
 		    providers[i].key_env[0], providers[i].key_env[1] ? " or " : "",
-		    providers[i].key_env[1] ? providers[i].key_env[1] : "", providers[i].key_file);
+		    providers[i].key_env[1] ? providers[i].key_env[1] : "", providers[i].key_file,
+		    ai_config_hint(cfg, file, sizeof(file)));
+	}
 	if (key != NULL) {
 		for (n = 0; key[n]; n++)
 			if ((unsigned char)key[n] < 0x20 || key[n] == 0x7f)
