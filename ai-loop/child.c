@@ -108,8 +108,8 @@ live_del(pid_t pid)
 /* Each tool's own settings; a child sees its own and no other tool's. */
 static const char *const model_vars[] = { "OPENAI_*", "AICLI_OPENAI_*", "ANTHROPIC_*",
 	"OLLAMA_*", "GEMINI_*", "AICLI_MODEL", "AICLI_PROVIDER", NULL };
-static const char *const search_vars[] = { "GOOGLE_*", "BRAVE_*", "TAVILY_*", "AICLI_SEARCH_*",
-	"AICLI_SEARXNG_*", NULL };
+static const char *const search_vars[] = { "GOOGLE_*", "BRAVE_*", "TAVILY_*", "EXA_*",
+	"AICLI_SEARCH_*", "AICLI_SEARXNG_*", NULL };
 /* Names that hold secrets, whoever they belong to (compared ignoring case). */
 static const char *const secret_vars[] = { "*_API_KEY", "*_KEY", "*_TOKEN", "*_SECRET",
 	"*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", NULL };
