@@ -210,7 +210,8 @@ zsh(const struct ai_command *cmd, FILE *f)
 		int v = takes_value(o);
 
 		fputc('\t', f);
-		if (o->type == AI_OPT_HELP || o->type == AI_OPT_VERSION)
+		if (o->type == AI_OPT_HELP || o->type == AI_OPT_VERSION ||
+		    o->type == AI_OPT_TEMPLATES)
 			fputs("'(- *)'", f);
 		else if (repeatable(o))
 			fputs("'*'", f);

@@ -79,17 +79,29 @@ candidate(const char *base, const char *tail)
 	return ai_buf_detach(&b, NULL);
 }
 
-/* $XDG_CONFIG_HOME/aicli/config.json, or under ~/.config; NULL without a home. */
-static char *
-xdg_file(void)
+char *
+ai_config_dir(void)
 {
 	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
 
 	if (xdg != NULL && *xdg == '/')
-		return candidate(xdg, "/aicli/config.json");
+		return candidate(xdg, "/aicli");
 	if (home != NULL && *home)
-		return candidate(home, "/.config/aicli/config.json");
+		return candidate(home, "/.config/aicli");
 	return NULL;
+}
+
+/* $XDG_CONFIG_HOME/aicli/config.json, or under ~/.config; NULL without a home. */
+static char *
+xdg_file(void)
+{
+	char *dir = ai_config_dir(), *f;
+
+	if (dir == NULL)
+		return NULL;
+	f = candidate(dir, "/config.json");
+	free(dir);
+	return f;
 }
 
 /* The file to read: NULL when there is none.  *must says it was named by $AICLI_CONFIG. */

@@ -31,6 +31,12 @@ struct ai_config {
 
 #define AI_CONFIG_INIT { NULL, NULL }
 
+/*
+ * The suite's folder of settings: $XDG_CONFIG_HOME/aicli (XDG_CONFIG_HOME
+ * defaulting to ~/.config), to free(); NULL when there is no home.
+ */
+char *ai_config_dir(void);
+
 /* Find and read the configuration file, if any.  Errors are AI_EXIT_CONFIG. */
 int ai_config_load(struct ai_config *c, struct ai_err *e);
 void ai_config_free(struct ai_config *c);

@@ -4,6 +4,7 @@
 
 #include "opt.h"
 #include "msg.h"
+#include "template.h"
 #include "num.h"
 #include "util.h"
 #include "banned.h"
@@ -37,12 +38,27 @@ spelled(const struct ai_option *o, int as_long, char *out, size_t n)
 		snprintf(out, n, "-%c", o->short_name);
 }
 
+/*
+ * A parse that stores nothing but the value of one option (a dry run, to
+ * find the template a command line names before the real parse).
+ */
+struct dry {
+	const struct ai_option *want;
+	const char *got;
+};
+
 static int
-store(const struct ai_option *o, const char *val, int as_long, struct ai_err *e)
+store(const struct ai_option *o, const char *val, int as_long, struct dry *dry,
+    struct ai_err *e)
 {
 	char name[64];
 	const char *why;
 
+	if (dry != NULL) {
+		if (o == dry->want && val != NULL)
+			dry->got = val;
+		return 0;
+	}
 	if (o->given != NULL)
 		*o->given = 1;
 	spelled(o, as_long, name, sizeof(name));
@@ -146,12 +162,14 @@ finish_type(const struct ai_option *o)
 		return AI_OPT_HELP_SHOWN;
 	if (o->type == AI_OPT_VERSION)
 		return AI_OPT_VERSION_SHOWN;
+	if (o->type == AI_OPT_TEMPLATES)
+		return AI_OPT_TEMPLATES_SHOWN;
 	return AI_OPT_RUN;
 }
 
-int
-ai_opt_parse(const struct ai_command *cmd, int argc, char **argv, int *nops, char ***ops,
-    struct ai_err *e)
+static int
+parse(const struct ai_command *cmd, int argc, char **argv, int *nops, char ***ops,
+    struct dry *dry, struct ai_err *e)
 {
 	const struct ai_option *o;
 	char **operands;
@@ -195,13 +213,13 @@ ai_opt_parse(const struct ai_command *cmd, int argc, char **argv, int *nops, cha
 				else
 					return ai_err_set(e, AI_EXIT_USAGE, "option '--%s' needs a value",
 					    o->long_name);
-				if (store(o, val, 1, e) < 0)
+				if (store(o, val, 1, dry, e) < 0)
 					return -1;
 			} else {
 				if (eq)
 					return ai_err_set(e, AI_EXIT_USAGE,
 					    "option '--%s' takes no value", o->long_name);
-				if (store(o, NULL, 1, e) < 0)
+				if (store(o, NULL, 1, dry, e) < 0)
 					return -1;
 				if (result == AI_OPT_RUN)
 					result = finish_type(o);
@@ -232,11 +250,11 @@ ai_opt_parse(const struct ai_command *cmd, int argc, char **argv, int *nops, cha
 					val = argv[++i];
 				else
 					return ai_err_set(e, AI_EXIT_USAGE, "option '-%c' needs a value", *a);
-				if (store(o, val, 0, e) < 0)
+				if (store(o, val, 0, dry, e) < 0)
 					return -1;
 				break;
 			}
-			if (store(o, NULL, 0, e) < 0)
+			if (store(o, NULL, 0, dry, e) < 0)
 				return -1;
 			if (result == AI_OPT_RUN)
 				result = finish_type(o);
@@ -252,6 +270,75 @@ ai_opt_parse(const struct ai_command *cmd, int argc, char **argv, int *nops, cha
 	*nops = n;
 	*ops = operands;
 	return result;
+}
+
+int
+ai_opt_parse(const struct ai_command *cmd, int argc, char **argv, int *nops, char ***ops,
+    struct ai_err *e)
+{
+	return parse(cmd, argc, argv, nops, ops, NULL, e);
+}
+
+/* The command's template option (-t NAME), or NULL. */
+static const struct ai_option *
+template_option(const struct ai_command *cmd)
+{
+	const struct ai_option *o;
+
+	for (o = cmd->options; o->type != AI_OPT_END; o++)
+		if (o->type == AI_OPT_STR && o->complete == AI_COMPLETE_TEMPLATE)
+			return o;
+	return NULL;
+}
+
+/* The template argv names (the last one given), or NULL; argv is not changed. */
+static const char *
+named_template(const struct ai_command *cmd, const struct ai_option *to, int argc, char **argv)
+{
+	struct ai_err e = AI_ERR_INIT;
+	struct dry dry = { to, NULL };
+	char **copy = ai_xcalloc((size_t)argc + 1, sizeof(*copy)), **ops;
+	int n;
+
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	/* a command line the real parse refuses names no template: it will say why */
+	if (parse(cmd, argc, copy, &n, &ops, &dry, &e) < 0)
+		dry.got = NULL;
+	free(copy);
+	return dry.got;
+}
+
+/*
+ * Apply the template the command line names: parse the arguments it stands
+ * for before the command line's, so that the command line wins.  A template
+ * may hold settings only: no operand, no other template, no --help.
+ */
+static int
+apply_template(const struct ai_command *cmd, int argc, char **argv, struct ai_err *e)
+{
+	const struct ai_option *to = template_option(cmd);
+	const char *name = to ? named_template(cmd, to, argc, argv) : NULL;
+	char **targv, **ops;
+	int targc, n, r;
+
+	if (name == NULL)
+		return 0;
+	if (ai_template_args(cmd, name, &targc, &targv, e) < 0)
+		return -1;
+	if (named_template(cmd, to, targc, targv) != NULL)
+		r = ai_err_set(e, AI_EXIT_CONFIG, "a template cannot name another template");
+	else if ((r = parse(cmd, targc, targv, &n, &ops, NULL, e)) > AI_OPT_RUN)
+		r = ai_err_set(e, AI_EXIT_CONFIG, "\"options\" may hold settings only, not --help, "
+		    "--version or --templates");
+	else if (r == AI_OPT_RUN && n > 0)
+		r = ai_err_set(e, AI_EXIT_CONFIG, "\"options\" holds '%.40s', which is not an option "
+		    "of %s", ops[0], ai_progname);
+	if (r < 0) {
+		ai_err_prefix(e, "template '%s' (%s)", name, ai_template_path());
+		e->code = AI_EXIT_CONFIG;
+		return -1;
+	}
+	return 0;
 }
 
 void
@@ -419,6 +506,14 @@ ai_opt_run(const struct ai_command *cmd, int argc, char **argv, int *nops, char 
 		*exitcode = AI_EXIT_USAGE;
 		return 1;
 	}
+	if (apply_template(cmd, argc, argv, &e) < 0) {
+		if (e.code == AI_EXIT_USAGE)
+			ai_opt_usage_error(&e);
+		else
+			ai_err_print(&e);
+		*exitcode = e.code;
+		return 1;
+	}
 	r = ai_opt_parse(cmd, argc, argv, nops, ops, &e);
 	switch (r) {
 	case AI_OPT_RUN:
@@ -430,6 +525,14 @@ ai_opt_run(const struct ai_command *cmd, int argc, char **argv, int *nops, char 
 	case AI_OPT_VERSION_SHOWN:
 		ai_opt_version(stdout);
 		*exitcode = AI_EXIT_OK;
+		return 1;
+	case AI_OPT_TEMPLATES_SHOWN:
+		*exitcode = AI_EXIT_OK;
+		if (ai_template_list(stdout, &e) < 0) {
+			if (e.code != AI_EXIT_PIPE)
+				ai_err_print(&e);
+			*exitcode = e.code;
+		}
 		return 1;
 	default:
 		ai_opt_usage_error(&e);

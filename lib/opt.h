@@ -45,7 +45,8 @@ enum ai_opt_type {
 	AI_OPT_U64,     /* uint64_t *: strict decimal in min..max */
 	AI_OPT_DOUBLE,  /* double *: strict decimal in dmin..dmax */
 	AI_OPT_HELP,
-	AI_OPT_VERSION
+	AI_OPT_VERSION,
+	AI_OPT_TEMPLATES /* list the templates (template.h) and exit */
 };
 
 struct ai_strlist {
@@ -77,7 +78,9 @@ struct ai_command {
 	unsigned flags;
 };
 
-enum { AI_OPT_RUN = 0, AI_OPT_HELP_SHOWN = 1, AI_OPT_VERSION_SHOWN = 2 };
+enum {
+	AI_OPT_RUN = 0, AI_OPT_HELP_SHOWN = 1, AI_OPT_VERSION_SHOWN = 2, AI_OPT_TEMPLATES_SHOWN = 3
+};
 
 /*
  * Parse argv[1..argc).  On AI_OPT_RUN, *nops and *ops give the operands
@@ -102,7 +105,11 @@ void ai_opt_usage_error(const struct ai_err *e);
 
 /*
  * The parse-and-dispatch every main does: 0 to go on, or the exit code
- * (0 after --help or --version, AI_EXIT_USAGE after an error) in *exitcode.
+ * (0 after --help, --version or --templates, AI_EXIT_USAGE after an error)
+ * in *exitcode.  When the command has a template option (AI_OPTION_TEMPLATE)
+ * and the command line names a template, the template's arguments are
+ * parsed first, so that the command line wins; a template that is missing
+ * or malformed is an error (AI_EXIT_CONFIG) naming it.
  */
 int ai_opt_run(const struct ai_command *cmd, int argc, char **argv, int *nops, char ***ops,
     int *exitcode);
@@ -129,6 +136,13 @@ int ai_opt_run(const struct ai_command *cmd, int argc, char **argv, int *nops, c
 #define AI_OPTION_SYSTEM(p) \
 	{ .type = AI_OPT_STR, .short_name = 's', .long_name = "system", .value = (p), .arg = "TEXT", \
 	  .help = "system prompt" }
+#define AI_OPTION_TEMPLATE(p) \
+	{ .type = AI_OPT_STR, .short_name = 't', .long_name = "template", .value = (p), \
+	  .arg = "NAME", .help = "settings from the template NAME (--templates lists them)", \
+	  .complete = AI_COMPLETE_TEMPLATE }
+#define AI_OPTION_TEMPLATES \
+	{ .type = AI_OPT_TEMPLATES, .long_name = "templates", \
+	  .help = "list the templates, with what each is for, and exit" }
 #define AI_OPTION_END { .type = AI_OPT_END }
 
 /* Write the completion script for shell ("bash", "zsh" or "fish"); -1 for another shell. */
