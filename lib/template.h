@@ -14,7 +14,7 @@
  *			would give them: ["--temperature", "0.2"]
  *
  * and comment keys that begin with "//".  Anything else is an error, as in
- * the configuration file.  A template stands for the arguments it lists,
+ * the configuration file.  NAME is letters, digits, '_' and '-'.  A template stands for the arguments it lists,
  * parsed before the command line's, so that a flag on the command line
  * wins over the template's value (options that add, such as --file, add).
  * ai_opt_run (opt.h) applies the template a command's -t option names, and

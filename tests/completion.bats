@@ -134,3 +134,27 @@ ai-ask: try 'ai-ask --help' for more information" ]
 	[ "$status" -eq 64 ]
 	[[ "$stderr" == "ai-ask: unknown option '--aicli-completion'"* ]]
 }
+
+# The words an option's --help names as its choices: "a, b or c (env ...)".
+help_choices() {
+	"$ROOT/bin/$1" --help | awk -v opt="^  (-., |    )--$2 " '
+		$0 ~ opt { on = 1; sub(/^.*--[a-z-]+ [A-Z]+ +/, ""); text = $0; next }
+		on && /^      +[^ -]/ { sub(/^ +/, ""); text = text " " $0; next }
+		on { exit }
+		END { print text }' | sed 's/ (.*//; s/, / /g; s/ or / /' | tr ' ' '\n' | sort
+}
+
+@test "--provider completes to exactly the choices its --help names, in every tool that has it" {
+	n=0
+	for t in "${TOOLS[@]}"; do
+		"$ROOT/bin/$t" --help | grep -q -- '--provider NAME' || continue
+		n=$((n + 1))
+		want=$(help_choices "$t" provider)
+		[ "$(echo "$want" | wc -l)" -ge 3 ]
+		[ "$(bash_complete "$t" --provider '')" = "$want" ] || {
+			echo "$t: --help names: $want"; echo "completion offers: $(bash_complete "$t" --provider '')"
+			false
+		}
+	done
+	[ "$n" -ge 3 ]
+}
