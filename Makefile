@@ -164,7 +164,9 @@ uninstall:
 	for m in $(notdir $(filter %.7,$(MANPAGES))); do rm -f $(DESTDIR)$(MANDIR)/man7/$$m; done
 	rm -f $(DESTDIR)$(SHAREDIR)/policy.json $(DESTDIR)$(DOCDIR)/examples/config.json \
 		$(DESTDIR)$(DOCDIR)/NEWS
-	-rmdir $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null
+	for d in $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR); do \
+		rmdir $$d 2>/dev/null || true; \
+	done
 
 # The Debian package, unsigned: dpkg-buildpackage -us -uc -b in a copy of the
 # source under build/deb (its clean step empties the tree it builds in, and it

@@ -280,7 +280,8 @@ ai_template_list(FILE *f, struct ai_err *e)
 	}
 	if (dp != NULL)
 		closedir(dp);
-	qsort(names, n, sizeof(*names), by_name);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), by_name);
 	for (i = 0; i < n && rc == 0; i++) {
 		struct ai_err te = AI_ERR_INIT;
 		struct ai_buf path = AI_BUF_INIT(AI_BUF_NOLIMIT), line = AI_BUF_INIT(AI_BUF_NOLIMIT);
