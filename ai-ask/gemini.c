@@ -280,7 +280,17 @@ take(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
 		else if (status != NULL && (strcmp(status, "PERMISSION_DENIED") == 0 ||
 		    strcmp(status, "UNAUTHENTICATED") == 0))
 			code = AI_EXIT_CONFIG;
-		if (answer_fail(a, code, "reported an error", err, e) < 0 && status != NULL &&
+		cJSON *shown = cJSON_CreateObject();
+		int rc;
+
+		/* its status ("UNAVAILABLE") is what says what went wrong */
+		if (status != NULL)
+			ai_json_addstr(shown, "type", status);
+		if (ai_json_str(err, "message") != NULL)
+			ai_json_addstr(shown, "message", ai_json_str(err, "message"));
+		rc = answer_fail(a, code, "reported an error", shown, e);
+		cJSON_Delete(shown);
+		if (rc < 0 && status != NULL &&
 		    (strcmp(status, "UNAVAILABLE") == 0 || strcmp(status, "INTERNAL") == 0 ||
 		    strcmp(status, "RESOURCE_EXHAUSTED") == 0))
 			e->retryable = 1;
