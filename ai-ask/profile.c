@@ -12,7 +12,9 @@
  *   }
  *
  * Each profile has its own key and base URL, so a key only ever goes to
- * the host its own profile names.
+ * the host its own profile names.  A profile of the configuration's own
+ * needs a key unless it is an Ollama server, or an OpenAI-compatible one on
+ * a loopback address; with "key" or "key_env" it sends that key.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +142,10 @@ overlay(const struct ai_config *cfg, const char *name, const cJSON *ent, struct 
 		    "gemini or ollama", e);
 	if (pr->p == NULL)
 		return bad_entry(cfg, name, "a profile of its own needs an \"adapter\"", e);
+	if (pr->base_env == NULL && pr->p == &provider_ollama)
+		pr->flags |= AI_PROFILE_NO_KEY;
+	else if (pr->base_env == NULL && pr->p == &provider_chat)
+		pr->flags |= AI_PROFILE_KEYLESS_LOOPBACK;
 	if ((s = ai_json_str(ent, "base_url")) != NULL)
 		pr->base_def = s;
 	if (pr->base_def == NULL)

@@ -104,7 +104,7 @@ int ai_opt_run(const struct ai_command *cmd, int argc, char **argv, int *nops, c
 	  .help = "model name (env AICLI_MODEL, default gpt-4.1-mini)" }
 #define AI_OPTION_PROVIDER(p) \
 	{ .type = AI_OPT_STR, .long_name = "provider", .value = (p), .arg = "NAME", \
-	  .help = "the provider profile: openai, anthropic, gemini... (env AICLI_PROVIDER)" }
+	  .help = "provider profile, such as gemini (env AICLI_PROVIDER)" }
 #define AI_OPTION_SYSTEM(p) \
 	{ .type = AI_OPT_STR, .short_name = 's', .long_name = "system", .value = (p), .arg = "TEXT", \
 	  .help = "system prompt" }
