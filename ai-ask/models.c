@@ -173,6 +173,8 @@ models_run(struct opts *o, struct ai_err *e)
 		ai_http_resp_free(&resp);
 		free(url);
 	} while (rc == 0 && next != NULL && ++pages < MODELS_MAX_PAGES);
+	if (rc == 0 && next != NULL)
+		ai_warn("the list of models from %s stops after %d pages", o->profile, MODELS_MAX_PAGES);
 	free(next);
 	ai_http_cleanup(&h);
 	ask_headers_free(headers);

@@ -476,3 +476,33 @@ EOF2
 	mock_request 1 | jq -e '.json.input[0].content[1].type == "input_image"'
 	grep -q '"type":"reasoning","provider":"openai","text":"Looked at it."' "$T/chat.ndjson"
 }
+
+@test "attachments go with the last user message of records when no PROMPT adds one; with none, 64" {
+	export OPENAI_BASE_URL="$MOCK_URL/v1" OPENAI_API_KEY=sk-0123456789abcdef
+	printf '%s\n' '{"type":"message","role":"user","content":"first"}' '{"type":"message","role":"assistant","content":"ok"}' \
+		'{"type":"message","role":"user","content":"look at this"}' \
+		'{"type":"search_result","query":"q","rank":1,"title":"t","url":"https://example.org/","snippet":"s"}' > "$T/conv.ndjson"
+	run --separate-stderr ai-ask -a "$T/a.png" < "$T/conv.ndjson"
+	[ "$status" -eq 0 ]
+	mock_request 1 | jq -e '(.json.input[0].content | type) == "string" and
+		.json.input[2].content[0] == {"type":"input_text","text":"look at this"} and
+		.json.input[2].content[1].type == "input_image" and (.json.input[3].content | type) == "string"'
+	printf '%s\n' '{"type":"message","role":"assistant","content":"ok"}' \
+		'{"type":"tool_call","id":"c1","name":"f","arguments":{}}' '{"type":"tool_result","id":"c1","ok":true}' > "$T/noq.ndjson"
+	run --separate-stderr ai-ask -a "$T/a.png" < "$T/noq.ndjson"
+	[ "$status" -eq 64 ]
+	[ "$stderr" = "ai-ask: nothing to attach the files to: give a PROMPT, or a user message
+ai-ask: try 'ai-ask --help' for more information" ]
+	[ "$(mock_count)" -eq 1 ]
+}
+
+@test "profiles of the configuration's own: an Ollama server needs no key, nor an OpenAI-compatible one on loopback" {
+	printf '{"providers": {"lab": {"adapter": "ollama", "base_url": "%s"}, "local": {"adapter": "openai-chat", "base_url": "%s/v1", "model": "qwen2.5"}}}\n' \
+		"$MOCK_URL" "$MOCK_URL" > "$AICLI_CONFIG"
+	OPENAI_API_KEY=sk-must-not-go run --separate-stderr ask --provider lab -m llama3.2 "hi"
+	[ "$status" -eq 0 ]
+	OPENAI_API_KEY=sk-must-not-go run --separate-stderr ask --provider local "hi"
+	[ "$status" -eq 0 ]
+	mock_request 1 | jq -e '.path == "/api/chat" and (.headers | has("authorization") | not)'
+	mock_request 2 | jq -e '.path == "/v1/chat/completions" and (.headers | has("authorization") | not) and .json.model == "qwen2.5"'
+}
