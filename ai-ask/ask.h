@@ -114,7 +114,6 @@ struct opts {
 	const char *profile;       /* the profile's name */
 	unsigned pflags;           /* its AI_PROFILE_* flags */
 	const cJSON *headers;      /* its extra headers (an object of strings), or NULL */
-	const cJSON *aliases;      /* the configuration's "aliases", or NULL */
 	struct ai_strlist attach;  /* -a */
 	uint64_t max_attach;       /* bytes */
 	int models;                /* --models */

@@ -198,7 +198,6 @@ resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, stru
 	if (f->max_attach != NULL && attach_parse_size(f->max_attach, &o->max_attach) < 0)
 		return ai_config_bad(cfg, "--max-attach", "max_attach", f->max_attach,
 		    "is not a size from 1 byte to 100M (such as 512k or 20M)", e);
-	o->aliases = ai_config_object(cfg, "aliases");
 	o->prices = ai_config_object(cfg, "prices");
 	return o->prices != NULL ? price_check_config(o->prices, e) : 0;
 }

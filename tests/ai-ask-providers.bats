@@ -506,3 +506,17 @@ ai-ask: try 'ai-ask --help' for more information" ]
 	mock_request 1 | jq -e '.path == "/api/chat" and (.headers | has("authorization") | not)'
 	mock_request 2 | jq -e '.path == "/v1/chat/completions" and (.headers | has("authorization") | not) and .json.model == "qwen2.5"'
 }
+
+@test "a profile's refused key is named by its own variable; a 429 with Retry-After is retried" {
+	export DEEPSEEK_API_KEY=sk-ds-0123456789abcdef DEEPSEEK_BASE_URL="$MOCK_URL"
+	mock_script '{"routes":{"POST /chat/completions":[{"status":401,"json":{"error":{"message":"Authentication Fails, Your api key: ****cdef is invalid","type":"authentication_error","param":null,"code":"invalid_request_error"}}}]}}'
+	run --separate-stderr ask --provider deepseek "hi"
+	[ "$status" -eq 78 ]
+	[[ "$stderr" == *"(the key from \$DEEPSEEK_API_KEY)" ]]
+	[[ "$stderr" != *"sk-ds-0123456789abcdef"* ]]
+	mock_script '{"routes":{"POST /chat/completions":[{"status":429,"headers":{"Retry-After":"0"},"json":{"error":{"message":"Rate limit reached"}}},
+		{"file":"deepseek/docs_example_chat_completion.json"}]}}'
+	run --separate-stderr ask --provider deepseek "hi"
+	[ "$status" -eq 0 ]
+	[ "$(mock_count)" -eq 2 ]
+}
