@@ -14,7 +14,7 @@
  * Each profile has its own key and base URL, so a key only ever goes to
  * the host its own profile names.  A profile of the configuration's own
  * needs a key unless it is an Ollama server, or an OpenAI-compatible one on
- * a loopback address; with "key" or "key_env" it sends that key.
+ * a loopback address; with "key" or "key_env" it needs and sends that key.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -154,11 +154,11 @@ overlay(const struct ai_config *cfg, const char *name, const cJSON *ent, struct 
 		pr->key_env[0] = s;
 		pr->key_env[1] = NULL;
 		pr->key_file[0] = '\0';
-		pr->flags &= ~(unsigned)AI_PROFILE_NO_KEY;
+		pr->flags &= ~(unsigned)(AI_PROFILE_NO_KEY | AI_PROFILE_KEYLESS_LOOPBACK);
 	}
 	if ((s = ai_json_str(ent, "key")) != NULL) {
 		pr->key = s;
-		pr->flags &= ~(unsigned)AI_PROFILE_NO_KEY;
+		pr->flags &= ~(unsigned)(AI_PROFILE_NO_KEY | AI_PROFILE_KEYLESS_LOOPBACK);
 	}
 	if ((s = ai_json_str(ent, "model")) != NULL)
 		pr->model = s;

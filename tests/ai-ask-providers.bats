@@ -520,3 +520,33 @@ ai-ask: try 'ai-ask --help' for more information" ]
 	[ "$status" -eq 0 ]
 	[ "$(mock_count)" -eq 2 ]
 }
+
+@test "gemini thoughts and OpenRouter's reasoning are reasoning records; a redacted thinking block keeps its data" {
+	mock_script '{"routes":{"POST /v1beta/models/gemini-2.5-flash:generateContent":[{"json":{"candidates":[{"content":{"role":"model","parts":[
+		{"text":"Weighing both.","thought":true},{"text":"Rome."}]},"finishReason":"STOP"}],
+		"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":2,"thoughtsTokenCount":6}}}]}}'
+	run --separate-stderr ask --provider gemini --json "capital of Italy?"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"type":"reasoning","provider":"gemini","text":"Weighing both."}' ]
+	[ "${lines[1]}" = '{"type":"message","role":"assistant","content":"Rome."}' ]
+	jq -e '.output_tokens == 8' <<<"${lines[2]}"
+	export OPENROUTER_API_KEY=sk-or-0123456789abcdef OPENROUTER_BASE_URL="$MOCK_URL/api/v1"
+	mock_script '{"routes":{"POST /api/v1/chat/completions":[{"json":{"id":"gen-1","model":"deepseek/deepseek-r1","choices":[{"index":0,
+		"message":{"role":"assistant","content":"42","reasoning":"Six times seven."},"finish_reason":"stop"}],
+		"usage":{"prompt_tokens":3,"completion_tokens":9}}}]}}'
+	run --separate-stderr ask --provider openrouter -m deepseek/deepseek-r1 --json "6*7?"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"type":"reasoning","provider":"openai-chat","text":"Six times seven."}' ]
+	[ "${lines[1]}" = '{"type":"message","role":"assistant","content":"42"}' ]
+	export ANTHROPIC_BASE_URL="$MOCK_URL" ANTHROPIC_API_KEY=sk-ant-0123456789abcdef
+	mock_script '{"routes":{"POST /v1/messages":[{"json":{"type":"message","model":"claude-sonnet-4-5","content":[
+		{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix"},{"type":"text","text":"Done."}],
+		"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":7}}}]}}'
+	run --separate-stderr ask --provider anthropic --json "x"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"type":"reasoning","provider":"anthropic","text":"","data":"EmwKAhgBEgy3va3pzix"}' ]
+	mock_reset
+	{ echo '{"type":"message","role":"user","content":"x"}'; echo "${lines[0]}"; echo "${lines[1]}"; } |
+		ai-ask --provider anthropic "and?" >/dev/null
+	mock_request 1 | jq -e '.json.messages[1].content[0] == {"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix"}'
+}
