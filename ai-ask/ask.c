@@ -558,12 +558,6 @@ hint_key(const struct opts *o, struct ai_err *e)
 	ai_buf_release(&b);
 }
 
-/*
- * Make the request.  lib/http retries HTTP failures itself; an error that
- * the provider reports inside a 200 stream (Anthropic's overloaded_error) is
- * retried here, with what is left of the attempts and of the time, as long
- * as nothing of the answer has been written.
- */
 /* One header line, allocated. */
 static char *
 header(const char *fmt, const char *name, const char *value)
@@ -611,6 +605,12 @@ ask_headers_free(char **h)
 	free(h);
 }
 
+/*
+ * Make the request.  lib/http retries HTTP failures itself; an error that
+ * the provider reports inside a 200 stream (Anthropic's overloaded_error) is
+ * retried here, with what is left of the attempts and of the time, as long
+ * as nothing of the answer has been written.
+ */
 static int
 request(struct run *r, const char *body, size_t len, struct ai_err *e)
 {

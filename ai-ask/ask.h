@@ -268,6 +268,9 @@ struct provider {
 extern const struct provider provider_openai, provider_chat, provider_anthropic,
     provider_ollama, provider_gemini;
 
+/* Gemini's base URL into b; the version to append to it (gemini.c). */
+const char *gemini_root(const char *base, struct ai_buf *b);
+
 /* The Chat Completions messages array; ollama != 0 for Ollama's variant (chat.c). */
 cJSON *chat_messages(const struct conv *c, int ollama);
 

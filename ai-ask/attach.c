@@ -18,7 +18,7 @@
 #include "util.h"
 #include "banned.h"
 
-#define ATTACH_MAX_SIZE ((uint64_t)100 << 20)
+#define ATTACH_MAX_SIZE ((uint64_t)100 << 20)   /* the largest --max-attach, and all files */
 
 static const struct {
 	const char *mime;
@@ -147,13 +147,22 @@ int
 attach_load(const struct opts *o, struct attach **out, size_t *n, struct ai_err *e)
 {
 	struct attach *a = ai_xcalloc(o->attach.n, sizeof(*a));
+	uint64_t total = 0;
 	size_t i;
 
-	for (i = 0; i < o->attach.n; i++)
+
+	for (i = 0; i < o->attach.n; i++) {
 		if (load_one(o, o->attach.v[i], &a[i], e) < 0) {
 			attach_free(a, i);
 			return -1;
 		}
+		total += a[i].size;
+		if (total > ATTACH_MAX_SIZE) {
+			attach_free(a, i + 1);
+			return ai_err_set(e, AI_EXIT_DATAERR, "the attachments are larger than %llu MiB "
+			    "together", (unsigned long long)(ATTACH_MAX_SIZE >> 20));
+		}
+	}
 	*out = a;
 	*n = o->attach.n;
 	return 0;

@@ -28,6 +28,22 @@
 #include "util.h"
 #include "banned.h"
 
+/*
+ * The API's root: the base URL and /v1beta, unless the base already ends in
+ * a version (/v1beta or /v1), as many clients write it.  Returns the
+ * version to append ("" or "/v1beta"); the base goes into b.
+ */
+const char *
+gemini_root(const char *base, struct ai_buf *b)
+{
+	size_t n = strlen(base);
+
+	ai_buf_adds(b, base);
+	if ((n >= 7 && strcmp(base + n - 7, "/v1beta") == 0) || (n >= 3 && strcmp(base + n - 3, "/v1") == 0))
+		return "";
+	return "/v1beta";
+}
+
 /* The endpoint: the model, percent-encoded, in the path. */
 static char *
 url(const char *base, const struct ask *k)
@@ -37,7 +53,7 @@ url(const char *base, const struct ask *k)
 
 	if (strncmp(m, "models/", 7) == 0)
 		m += 7;
-	ai_buf_addf(&b, "%s/v1beta/models/", base);
+	ai_buf_addf(&b, "%s/models/", gemini_root(base, &b));
 	for (; *m; m++) {
 		unsigned char c = (unsigned char)*m;
 

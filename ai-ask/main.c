@@ -134,6 +134,9 @@ resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, stru
 	o->headers = pr->headers;
 	if (model == NULL)
 		model = pr->model;
+	if (model == NULL)
+		return ai_err_set(e, AI_EXIT_CONFIG, "no model for %s: give -m MODEL, set AICLI_MODEL, "
+		    "or \"model\" in the config file's providers.%s", pr->name, pr->name);
 	for (n = 0; model[n]; n++)
 		if ((unsigned char)model[n] < 0x20 || model[n] == 0x7f)
 			return ai_config_bad(cfg, mfrom, "model", model, "holds control characters", e);

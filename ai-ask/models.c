@@ -106,7 +106,7 @@ page_url(const struct opts *o, const char *next)
 	const char *s;
 
 	if (p == &provider_gemini)
-		ai_buf_addf(&b, "%s/v1beta/models?pageSize=1000", o->base);
+		ai_buf_addf(&b, "%s/models?pageSize=1000", gemini_root(o->base, &b));
 	else if (p == &provider_anthropic)
 		ai_buf_addf(&b, "%s/v1/models?limit=1000", o->base);
 	else if (p == &provider_ollama)

@@ -14,7 +14,8 @@
  * Each profile has its own key and base URL, so a key only ever goes to
  * the host its own profile names.  A profile of the configuration's own
  * needs a key unless it is an Ollama server, or an OpenAI-compatible one on
- * a loopback address; with "key" or "key_env" it needs and sends that key.
+ * a loopback address, or one whose headers carry its credential; with "key"
+ * or "key_env" it needs and sends that key.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,34 @@ check_headers(const struct ai_config *cfg, const char *name, const cJSON *h, str
 	return 0;
 }
 
+/*
+ * A profile whose headers carry its credential (Azure's "api-key", a
+ * gateway's "Authorization") needs no key of the suite's; one with a key
+ * may not set the header the key goes in.
+ */
+static int
+own_credentials(const struct ai_config *cfg, const char *name, const cJSON *ent, const cJSON *h,
+    struct prof *pr, struct ai_err *e)
+{
+	static const char *const auth[] = { "authorization", "x-api-key", "x-goog-api-key", "api-key",
+		NULL };
+	int with_key = ai_json_get(ent, "key") != NULL || ai_json_get(ent, "key_env") != NULL;
+	const cJSON *it;
+	size_t i;
+
+	cJSON_ArrayForEach(it, h)
+		for (i = 0; auth[i] != NULL; i++) {
+			if (strcasecmp(it->string, auth[i]) != 0)
+				continue;
+			if (with_key)
+				return bad_entry(cfg, name, "\"headers\" may not set the header of the key "
+				    "(Authorization, x-api-key, x-goog-api-key, api-key) with \"key\" or "
+				    "\"key_env\"", e);
+			pr->flags |= AI_PROFILE_NO_KEY;
+		}
+	return 0;
+}
+
 /* Check an entry of "providers" and lay it over pr. */
 static int
 overlay(const struct ai_config *cfg, const char *name, const cJSON *ent, struct prof *pr,
@@ -163,7 +192,8 @@ overlay(const struct ai_config *cfg, const char *name, const cJSON *ent, struct 
 	if ((s = ai_json_str(ent, "model")) != NULL)
 		pr->model = s;
 	if ((it = ai_json_get(ent, "headers")) != NULL) {
-		if (check_headers(cfg, name, it, e) < 0)
+		if (check_headers(cfg, name, it, e) < 0 ||
+		    own_credentials(cfg, name, ent, it, pr, e) < 0)
 			return -1;
 		pr->headers = it;
 	}

@@ -150,6 +150,12 @@ ask() { ai-ask "$@" </dev/null; }
 	[[ "$stderr" == *"UNAVAILABLE: The model is overloaded."* ]]
 }
 
+@test "gemini: a base URL that already ends in its version is not given another" {
+	GEMINI_BASE_URL="$MOCK_URL/v1beta/" run --separate-stderr ask --provider gemini "hi"
+	[ "$status" -eq 0 ]
+	mock_request 1 | jq -e '.path == "/v1beta/models/gemini-2.5-flash:streamGenerateContent"'
+}
+
 @test "gemini: GOOGLE_API_KEY, ai-search's key, is never sent to Gemini" {
 	unset GEMINI_API_KEY
 	GOOGLE_API_KEY=AIza-search-key-0123456789 run --separate-stderr ask --provider gemini "x"
@@ -549,4 +555,22 @@ ai-ask: try 'ai-ask --help' for more information" ]
 	{ echo '{"type":"message","role":"user","content":"x"}'; echo "${lines[0]}"; echo "${lines[1]}"; } |
 		ai-ask --provider anthropic "and?" >/dev/null
 	mock_request 1 | jq -e '.json.messages[1].content[0] == {"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix"}'
+}
+
+@test "a profile whose headers carry its credential needs no key; with a key it may not set the key's header" {
+	printf '{"providers": {"azure": {"adapter": "openai-chat", "base_url": "%s/openai/deployments/d1", "headers": {"api-key": "az-0123456789abcdef"}}}}\n' \
+		"$MOCK_URL" > "$AICLI_CONFIG"
+	run --separate-stderr ask --provider azure "hi"
+	[ "$status" -eq 78 ]
+	[ "$stderr" = "ai-ask: no model for azure: give -m MODEL, set AICLI_MODEL, or \"model\" in the config file's providers.azure" ]
+	OPENAI_API_KEY=sk-must-not-go run --separate-stderr ask -v --provider azure -m gpt-4o "hi"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"az-0123456789abcdef"* ]]
+	mock_request 1 | jq -e '.path == "/openai/deployments/d1/chat/completions" and .headers["api-key"] == "az-0123456789abcdef"
+		and (.headers | has("authorization") | not)'
+	printf '{"providers": {"gw": {"adapter": "openai-chat", "base_url": "https://gw.example/v1", "key_env": "GW_KEY", "headers": {"Authorization": "Bearer other"}}}}\n' > "$AICLI_CONFIG"
+	GW_KEY=gw-0123456789 run --separate-stderr ask --provider gw "hi"
+	[ "$status" -eq 78 ]
+	[[ "$stderr" == *"providers: 'gw': \"headers\" may not set the header of the key"* ]]
+	[ "$(mock_count)" -eq 1 ]
 }
