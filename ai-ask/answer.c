@@ -30,9 +30,18 @@ answer_free(struct answer *a)
 {
 	size_t i;
 
+	for (i = 0; i < a->nthoughts; i++) {
+		ai_buf_release(&a->thoughts[i].text);
+		free(a->thoughts[i].sig);
+		free(a->thoughts[i].data);
+	}
+	free(a->thoughts);
+	a->thoughts = NULL;
+	a->nthoughts = 0;
 	for (i = 0; i < a->ncalls; i++) {
 		free(a->calls[i].id);
 		free(a->calls[i].name);
+		free(a->calls[i].sig);
 		ai_buf_release(&a->calls[i].args);
 		cJSON_Delete(a->calls[i].obj);
 	}
@@ -71,6 +80,31 @@ answer_call(struct answer *a, long key)
 	c->key = key;
 	ai_buf_init(&c->args, AI_BUF_NOLIMIT);
 	return c;
+}
+
+struct thought *
+answer_thought(struct answer *a, long key)
+{
+	struct thought *t;
+	size_t i;
+
+	for (i = 0; i < a->nthoughts; i++)
+		if (a->thoughts[i].key == key)
+			return &a->thoughts[i];
+	a->thoughts = ai_xrealloc(a->thoughts, (a->nthoughts + 1) * sizeof(*a->thoughts));
+	t = &a->thoughts[a->nthoughts++];
+	memset(t, 0, sizeof(*t));
+	t->key = key;
+	ai_buf_init(&t->text, AI_BUF_NOLIMIT);
+	return t;
+}
+
+/* Reasoning text never joins the answer's text: it is kept apart, for a reasoning record. */
+void
+answer_reason(struct answer *a, long key, const char *p, size_t n)
+{
+	if (n > 0)
+		ai_buf_add(&answer_thought(a, key)->text, p, n);
 }
 
 void

@@ -9,7 +9,12 @@
  * content, is_error} in user messages, ahead of any text.  "max_tokens" is
  * required.  --schema is a forced tool ("answer", tool_choice type tool)
  * whose input is the answer.
- * Answer: content blocks text, thinking (skipped), tool_use; streamed as
+ * Images and PDFs of -a are image and document blocks ahead of the text of
+ * their user message.  Signed thinking blocks of an earlier answer (its
+ * reasoning records) go back in their assistant message, as the API wants
+ * when tools are used.
+ * Answer: content blocks text, thinking and redacted_thinking (reasoning,
+ * never the answer), tool_use; streamed as
  * message_start (usage), content_block_start/delta/stop (text_delta,
  * input_json_delta, thinking_delta...), message_delta (stop_reason, usage),
  * message_stop, ping and error events.
@@ -26,7 +31,7 @@
 #define SCHEMA_TOOL "answer"
 
 /* Content block kinds of a streamed answer. */
-enum { BLOCK_SKIP, BLOCK_TEXT, BLOCK_TOOL, BLOCK_SCHEMA };
+enum { BLOCK_SKIP, BLOCK_TEXT, BLOCK_TOOL, BLOCK_SCHEMA, BLOCK_THINK };
 
 /* Tool ids must match [A-Za-z0-9_-]+: an id from another provider is made to. */
 static char *
@@ -56,6 +61,24 @@ blocks_of(cJSON *msgs, const char *role)
 	return cJSON_AddArrayToObject(m, "content");
 }
 
+/* The files of -a, as image and document blocks. */
+static void
+add_files(cJSON *blocks, const struct turn *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->natt; i++) {
+		cJSON *b = cJSON_CreateObject(), *src;
+
+		ai_json_addstr(b, "type", t->att[i].kind == ATT_PDF ? "document" : "image");
+		src = cJSON_AddObjectToObject(b, "source");
+		ai_json_addstr(src, "type", "base64");
+		ai_json_addstr(src, "media_type", t->att[i].mime);
+		ai_json_addstr(src, "data", t->att[i].b64);
+		cJSON_AddItemToArray(blocks, b);
+	}
+}
+
 static cJSON *
 messages(const struct conv *c)
 {
@@ -68,9 +91,26 @@ messages(const struct conv *c)
 		char *id;
 
 		switch (t->kind) {
+		case TURN_REASONING:
+			if (strcmp(t->provider, "anthropic") != 0 || (t->sig == NULL && t->data == NULL)) {
+				cJSON_Delete(b);
+				break;
+			}
+			blocks = blocks_of(msgs, "assistant");
+			if (t->data != NULL) {
+				ai_json_addstr(b, "type", "redacted_thinking");
+				ai_json_addstr(b, "data", t->data);
+			} else {
+				ai_json_addstr(b, "type", "thinking");
+				ai_json_addstr(b, "thinking", t->text);
+				ai_json_addstr(b, "signature", t->sig);
+			}
+			cJSON_AddItemToArray(blocks, b);
+			break;
 		case TURN_USER:
 		case TURN_ASSISTANT:
 			blocks = blocks_of(msgs, t->kind == TURN_USER ? "user" : "assistant");
+			add_files(blocks, t);
 			ai_json_addstr(b, "type", "text");
 			ai_json_addstr(b, "text", t->text);
 			cJSON_AddItemToArray(blocks, b);
@@ -215,6 +255,7 @@ take_usage(struct answer *a, const cJSON *u)
 		ai_json_u64(u, "cache_read_input_tokens", &cr);
 		a->input = in + cw + cr;
 		a->cached = cr;
+		a->written = cw;
 	}
 	if (ai_json_u64(u, "output_tokens", &out) == 1)
 		a->output = out;
@@ -256,6 +297,14 @@ parse(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
 		if (strcmp(type, "text") == 0 && text != NULL && k->schema == NULL) {
 			if (answer_text(a, text, strlen(text), e) < 0)
 				return -1;
+		} else if (strcmp(type, "thinking") == 0 || strcmp(type, "redacted_thinking") == 0) {
+			struct thought *th = answer_thought(a, i);
+			const char *s = ai_json_str(b, "thinking");
+
+			if (s != NULL)
+				ai_buf_adds(&th->text, s);
+			call_set(&th->sig, ai_json_str(b, "signature"));
+			call_set(&th->data, ai_json_str(b, "data"));
 		} else if (strcmp(type, "tool_use") == 0 && k->schema != NULL) {
 			/* with --schema the only tool is the forced one: its input is the answer */
 			char *s = ai_json_print(input);
@@ -298,6 +347,9 @@ block_start(const struct ask *k, struct answer *a, uint64_t idx, const cJSON *b,
 		return ai_err_set(e, AI_EXIT_PROTOCOL, "%s sent too many content blocks", a->service);
 	if (type != NULL && strcmp(type, "text") == 0 && k->schema == NULL)
 		kind = BLOCK_TEXT;
+	else if (type != NULL && (strcmp(type, "thinking") == 0 ||
+	    strcmp(type, "redacted_thinking") == 0))
+		kind = BLOCK_THINK;
 	else if (type != NULL && strcmp(type, "tool_use") == 0)
 		kind = k->schema != NULL ? BLOCK_SCHEMA : BLOCK_TOOL;
 	if (idx >= a->nblocks) {
@@ -313,6 +365,13 @@ block_start(const struct ask *k, struct answer *a, uint64_t idx, const cJSON *b,
 		call_set(&c->name, ai_json_str(b, "name"));
 	} else if (kind == BLOCK_TEXT && (text = ai_json_str(b, "text")) != NULL) {
 		return answer_text(a, text, strlen(text), e);
+	} else if (kind == BLOCK_THINK) {
+		struct thought *th = answer_thought(a, (long)idx);
+
+		if ((text = ai_json_str(b, "thinking")) != NULL)
+			ai_buf_adds(&th->text, text);
+		call_set(&th->sig, ai_json_str(b, "signature"));
+		call_set(&th->data, ai_json_str(b, "data"));
 	}
 	return 0;
 }
@@ -337,6 +396,19 @@ event(const struct ask *k, struct answer *a, const char *sse_type, const cJSON *
 		if (strcmp(dt, "text_delta") == 0 && kind == BLOCK_TEXT &&
 		    (s = ai_json_str(delta, "text")) != NULL)
 			return answer_text(a, s, strlen(s), e);
+		if (strcmp(dt, "thinking_delta") == 0 && kind == BLOCK_THINK &&
+		    (s = ai_json_str(delta, "thinking")) != NULL)
+			answer_reason(a, (long)idx, s, strlen(s));
+		if (strcmp(dt, "signature_delta") == 0 && kind == BLOCK_THINK &&
+		    (s = ai_json_str(delta, "signature")) != NULL) {
+			struct thought *th = answer_thought(a, (long)idx);
+			struct ai_buf sb = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			/* a signature may come in pieces */
+			ai_buf_addf(&sb, "%s%s", th->sig ? th->sig : "", s);
+			free(th->sig);
+			th->sig = ai_buf_detach(&sb, NULL);
+		}
 		if (strcmp(dt, "input_json_delta") == 0 &&
 		    (s = ai_json_str(delta, "partial_json")) != NULL) {
 			if (kind == BLOCK_SCHEMA)
@@ -372,5 +444,5 @@ event(const struct ask *k, struct answer *a, const char *sse_type, const cJSON *
 }
 
 const struct provider provider_anthropic = {
-	"anthropic", "/v1/messages", AUTH_X_API_KEY, 0, body, parse, event
+	"anthropic", "/v1/messages", AUTH_X_API_KEY, 0, body, parse, event, NULL, NULL
 };

@@ -38,6 +38,8 @@ struct run {
 	int in_records;            /* ... and it is records */
 	char *user_text;           /* the user turn made from the prompt and plain input */
 	cJSON *tools, *schema;
+	struct attach *att;        /* the files of -a */
+	size_t natt;
 	int tx_fd;                 /* the --continue transcript, locked, or -1 */
 	int tx_created;
 	struct ai_buf tx;
@@ -344,7 +346,7 @@ static cJSON *
 usage_record(struct run *r, struct price *price, int *priced)
 {
 	const struct answer *a = &r->ans;
-	uint64_t in = a->input, cached = a->cached, out = a->output;
+	uint64_t in = a->input, cached = a->cached, out = a->output, written = a->written;
 	cJSON *u = ai_record_new("usage");
 	size_t i, chars = a->text.len;
 
@@ -353,18 +355,20 @@ usage_record(struct run *r, struct price *price, int *priced)
 		for (i = 0; i < a->ncalls; i++)
 			chars += a->calls[i].args.len;
 		in = (r->body_len + 3) / 4;
-		cached = 0;
+		cached = written = 0;
 		out = (chars + 3) / 4;
 	}
 	ai_json_addstr(u, "model", r->o->k.model);
 	ai_json_addnum(u, "input_tokens", (double)in);
 	ai_json_addnum(u, "cached_tokens", (double)cached);
+	if (written > 0)
+		ai_json_addnum(u, "cache_write_tokens", (double)written);
 	ai_json_addnum(u, "output_tokens", (double)out);
 	ai_json_addnum(u, "calls", 1);
 	ai_json_addnum(u, "weighted_tokens", usage_weighted(in, cached, out));
 	*priced = price_find(r->o->prices, r->o->k.model, a->model, price);
 	if (*priced)
-		ai_json_addnum(u, "cost_usd", usage_cost(price, in, cached, out));
+		ai_json_addnum(u, "cost_usd", usage_cost(price, in, cached, written, out));
 	if (!a->has_usage)
 		ai_json_addbool(u, "estimated", 1);
 	return u;
@@ -445,6 +449,20 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 		if (fallback)
 			code = AI_EXIT_FORMAT;
 	}
+	for (i = 0; i < a->nthoughts; i++) {
+		const struct thought *t = &a->thoughts[i];
+
+		if (t->text.len == 0 && t->sig == NULL && t->data == NULL)
+			continue;
+		rec = ai_record_new("reasoning");
+		ai_json_addstr(rec, "provider", o->k.p->name);
+		ai_json_addstrn(rec, "text", t->text.buf ? t->text.buf : "", t->text.len);
+		if (t->sig != NULL)
+			ai_json_addstr(rec, "signature", t->sig);
+		if (t->data != NULL)
+			ai_json_addstr(rec, "data", t->data);
+		cJSON_AddItemToArray(out_recs, rec);
+	}
 	if (tlen > 0 || o->k.schema != NULL) {
 		rec = ai_record_new("message");
 		ai_json_addstr(rec, "role", "assistant");
@@ -458,6 +476,8 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 		ai_json_addstr(rec, "id", a->calls[i].id);
 		ai_json_addstr(rec, "name", a->calls[i].name);
 		cJSON_AddItemToObject(rec, "arguments", cJSON_Duplicate(a->calls[i].obj, 1));
+		if (a->calls[i].sig != NULL)
+			ai_json_addstr(rec, "signature", a->calls[i].sig);
 		cJSON_AddItemToArray(out_recs, rec);
 	}
 	usage = usage_record(r, &price, &priced);
@@ -538,6 +558,53 @@ hint_key(const struct opts *o, struct ai_err *e)
 	ai_buf_release(&b);
 }
 
+/* One header line, allocated. */
+static char *
+header(const char *fmt, const char *name, const char *value)
+{
+	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	ai_buf_addf(&b, fmt, name, value);
+	return ai_buf_detach(&b, NULL);
+}
+
+/*
+ * The headers of a request: the key in the adapter's header, the
+ * provider's own, then the profile's extra headers.  Free with
+ * ask_headers_free.
+ */
+char **
+ask_headers(const struct opts *o)
+{
+	size_t n = 4 + (o->headers != NULL ? (size_t)cJSON_GetArraySize(o->headers) : 0), k = 0;
+	char **h = ai_xcalloc(n + 1, sizeof(*h));
+	const cJSON *it;
+
+	h[k++] = ai_xstrdup("Content-Type: application/json");
+	if (o->k.key != NULL && o->k.p->auth == AUTH_X_API_KEY)
+		h[k++] = header("%s: %s", "x-api-key", o->k.key);
+	else if (o->k.key != NULL && o->k.p->auth == AUTH_GOOG_KEY)
+		h[k++] = header("%s: %s", "x-goog-api-key", o->k.key);
+	else if (o->k.key != NULL)
+		h[k++] = header("%s: Bearer %s", "Authorization", o->k.key);
+	if (o->k.p == &provider_anthropic)
+		h[k++] = ai_xstrdup("anthropic-version: 2023-06-01");
+	cJSON_ArrayForEach(it, o->headers)
+		h[k++] = header("%s: %s", it->string, it->valuestring);
+	h[k] = NULL;
+	return h;
+}
+
+void
+ask_headers_free(char **h)
+{
+	size_t i;
+
+	for (i = 0; h != NULL && h[i] != NULL; i++)
+		free(h[i]);
+	free(h);
+}
+
 /*
  * Make the request.  lib/http retries HTTP failures itself; an error that
  * the provider reports inside a 200 stream (Anthropic's overloaded_error) is
@@ -548,27 +615,15 @@ static int
 request(struct run *r, const char *body, size_t len, struct ai_err *e)
 {
 	struct opts *o = r->o;
-	const char *headers[4];
-	char *auth = NULL;
+	char **headers;
 	struct ai_http h;
 	int64_t start, deadline, backoff = 1000;
-	int attempts = o->attempts, nh = 0, rc;
+	int attempts = o->attempts, rc;
 	char dur[32];
 
-	headers[nh++] = "Content-Type: application/json";
-	if (o->k.key != NULL) {
-		struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-		ai_buf_addf(&b, o->k.p->auth == AUTH_X_API_KEY ? "x-api-key: %s" :
-		    "Authorization: Bearer %s", o->k.key);
-		auth = ai_buf_detach(&b, NULL);
-		headers[nh++] = auth;
-	}
-	if (o->k.p == &provider_anthropic)
-		headers[nh++] = "anthropic-version: 2023-06-01";
-	headers[nh] = NULL;
+	headers = ask_headers(o);
 	if (ai_http_init(&h, e) < 0) {
-		free(auth);
+		ask_headers_free(headers);
 		return -1;
 	}
 	/* the clock starts once libcurl is loaded: the first attempt gets the whole time */
@@ -582,7 +637,7 @@ request(struct run *r, const char *body, size_t len, struct ai_err *e)
 		memset(&req, 0, sizeof(req));
 		req.method = "POST";
 		req.url = o->url;
-		req.headers = headers;
+		req.headers = (const char *const *)headers;
 		req.body = body;
 		req.body_len = len;
 		req.timeout_ms = deadline - ai_now_ms();
@@ -598,6 +653,8 @@ request(struct run *r, const char *body, size_t len, struct ai_err *e)
 			ai_fmt_ms(o->timeout_ms, dur, sizeof(dur)));
 		if (rc == 0)
 			rc = stream_end(s, e);
+		else if (resp.status >= 400 && o->k.p->http_error != NULL)
+			o->k.p->http_error(resp.body.buf, resp.body.len, e);
 		if (o->verbose)
 			ai_error("%s answered HTTP %ld after %d attempt(s), %s", r->service, resp.status,
 			    resp.attempts, ai_fmt_ms(ai_now_ms() - start, dur, sizeof(dur)));
@@ -624,7 +681,7 @@ request(struct run *r, const char *body, size_t len, struct ai_err *e)
 		break;
 	}
 	ai_http_cleanup(&h);
-	free(auth);
+	ask_headers_free(headers);
 	if (rc < 0)
 		hint_key(o, e);
 	return rc;
@@ -643,6 +700,26 @@ run_free(struct run *r)
 	free(r->user_text);
 	cJSON_Delete(r->tools);
 	cJSON_Delete(r->schema);
+	attach_free(r->att, r->natt);
+}
+
+/*
+ * The attachments go with the user message this run adds (PROMPT and plain
+ * input) or, when it adds none, with the last user message of the records.
+ */
+static int
+attach_to(struct run *r, struct ai_err *e)
+{
+	size_t i = r->conv.n;
+
+	while (i > 0 && (r->conv.t[i - 1].kind != TURN_USER || r->conv.t[i - 1].sources))
+		i--;
+	if (i == 0)
+		return ai_err_set(e, AI_EXIT_USAGE,
+		    "nothing to attach the files to: give a PROMPT, or a user message");
+	r->conv.t[i - 1].att = r->att;
+	r->conv.t[i - 1].natt = r->natt;
+	return 0;
 }
 
 static int
@@ -659,11 +736,18 @@ prepare(struct run *r, struct ai_err *e)
 		return -1;
 	o->k.tools = r->tools;
 	o->k.schema = r->schema;
+	if (r->tools != NULL && !profile_model_tools(o->k.model)) {
+		ai_warn("%s cannot call tools: the tools of '%s' are not declared", o->k.model,
+		    o->tools_file);
+		o->k.tools = NULL;
+	}
+	if (o->attach.n > 0 && attach_load(o, &r->att, &r->natt, e) < 0)
+		return -1;
 	if (o->continue_file != NULL && open_transcript(r, o->continue_file, e) < 0)
 		return -1;
-	if (read_stdin(r, e) < 0)
+	if (read_stdin(r, e) < 0 || build_conv(r, e) < 0)
 		return -1;
-	return build_conv(r, e);
+	return r->natt > 0 ? attach_to(r, e) : 0;
 }
 
 int
@@ -671,7 +755,7 @@ ask_run(struct opts *o, struct ai_err *e)
 {
 	struct run r;
 	cJSON *body = NULL, *recs = cJSON_CreateArray();
-	char *text = NULL;
+	char *text = NULL, *url;
 	int rc, live;
 
 	memset(&r, 0, sizeof(r));
@@ -682,6 +766,24 @@ ask_run(struct opts *o, struct ai_err *e)
 	ai_buf_init(&r.in, ASK_MAX_INPUT);
 	ai_buf_init(&r.tx, ASK_MAX_INPUT);
 	r.tty = isatty(1);
+	/*
+	 * Text streams unless it must be checked first (--schema); records only
+	 * with --stream.  Ollama is asked for tool calls without streaming: its
+	 * streamed calls are not reliable across versions.
+	 */
+	o->k.stream = o->json ? o->deltas : o->schema_file == NULL;
+	live = o->json ? o->deltas : o->k.stream;
+	if (o->k.p == &provider_ollama && o->tools_file != NULL)
+		o->k.stream = 0;
+	if (o->k.p->url != NULL) {
+		url = o->k.p->url(o->base, &o->k);
+	} else {
+		struct ai_buf ub = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_buf_addf(&ub, "%s%s", o->base, o->k.p->path);
+		url = ai_buf_detach(&ub, NULL);
+	}
+	o->url = url;
 	service_name(o->url, r.service, sizeof(r.service));
 	snprintf(o->k.idseed, sizeof(o->k.idseed), "%08llx",
 	    (unsigned long long)((uint64_t)ai_wall_ms() * 2654435761u ^ (uint64_t)getpid()) &
@@ -689,9 +791,6 @@ ask_run(struct opts *o, struct ai_err *e)
 
 	rc = prepare(&r, e);
 	if (rc == 0) {
-		/* text streams unless it must be checked first (--schema); records only with --stream */
-		o->k.stream = o->json ? o->deltas : o->k.schema == NULL;
-		live = o->json ? o->deltas : o->k.stream;
 		r.ans.service = r.service;
 		if (live) {
 			r.ans.on_text = on_text;
@@ -723,5 +822,7 @@ ask_run(struct opts *o, struct ai_err *e)
 	cJSON_Delete(recs);
 	free(text);
 	run_free(&r);
+	o->url = NULL;
+	free(url);
 	return rc;
 }

@@ -5,8 +5,10 @@
  * provider-neutral conversation (conv.c); a provider adapter turns it into
  * its request body and turns the provider's answer, streamed or whole, back
  * into a provider-neutral answer (answer.c, openai.c, chat.c, anthropic.c,
- * ollama.c); ask.c makes the request and writes the answer as text or
- * records; usage.c weighs and prices the tokens.
+ * gemini.c, ollama.c); ask.c makes the request and writes the answer as text
+ * or records; usage.c weighs and prices the tokens.  profile.c resolves the
+ * named provider profiles and aliases, models.c lists a provider's models,
+ * attach.c reads the files given with -a.
  */
 #ifndef ASK_H
 #define ASK_H
@@ -17,6 +19,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "opt.h"
 
 /* Caps on what ai-ask reads. */
 #define ASK_MAX_INPUT ((size_t)16 << 20)  /* standard input, a transcript */
@@ -25,7 +28,19 @@
 
 /* ---- the conversation (conv.c) ---- */
 
-enum { TURN_USER, TURN_ASSISTANT, TURN_CALL, TURN_RESULT };
+enum { TURN_USER, TURN_ASSISTANT, TURN_CALL, TURN_RESULT, TURN_REASONING };
+
+/* A file given with -a (attach.c). */
+enum { ATT_IMAGE, ATT_PDF };
+
+struct attach {
+	const char *path;  /* as given */
+	const char *name;  /* its last component */
+	const char *mime;  /* "image/png", ... */
+	int kind;          /* ATT_* */
+	char *b64;         /* the bytes in base64 */
+	size_t size;       /* the bytes */
+};
 
 struct turn {
 	int kind;
@@ -34,6 +49,12 @@ struct turn {
 	char *name;        /* CALL, RESULT: the tool */
 	cJSON *args;       /* CALL: the arguments object */
 	int failed;        /* RESULT: the record said "ok": false */
+	char *sig;         /* CALL, REASONING: the provider's signature, or NULL */
+	char *data;        /* REASONING: a redacted block's data, or NULL */
+	char *provider;    /* REASONING: the adapter that wrote it */
+	int sources;       /* USER: made of search_result records */
+	const struct attach *att; /* USER: the files -a attached to it (borrowed) */
+	size_t natt;
 	const char *src;   /* where it came from, for messages ("standard input") */
 	unsigned long line;
 };
@@ -57,7 +78,7 @@ int conv_check(struct conv *c, struct ai_err *e);
 
 /* ---- the request settings (ask.c) ---- */
 
-enum { AUTH_NONE, AUTH_BEARER, AUTH_X_API_KEY };
+enum { AUTH_NONE, AUTH_BEARER, AUTH_X_API_KEY, AUTH_GOOG_KEY };
 
 struct provider;
 
@@ -88,7 +109,14 @@ struct opts {
 	int usage;                 /* --usage */
 	int no_stdin;
 	int verbose;
+	const char *base;          /* the profile's base URL, without a trailing slash */
 	const char *url;           /* the endpoint */
+	const char *profile;       /* the profile's name */
+	unsigned pflags;           /* its AI_PROFILE_* flags */
+	const cJSON *headers;      /* its extra headers (an object of strings), or NULL */
+	struct ai_strlist attach;  /* -a */
+	uint64_t max_attach;       /* bytes */
+	int models;                /* --models */
 	const char *key_from;      /* where the key came from, for messages ("$OPENAI_API_KEY") */
 	int64_t timeout_ms;
 	int64_t idle_ms;
@@ -98,6 +126,52 @@ struct opts {
 
 /* Ask, answer, write the answer (ask.c).  Returns the exit code, or -1 with e set. */
 int ask_run(struct opts *o, struct ai_err *e);
+/* The request headers: content type, key, the provider's and the profile's (NULL-ended). */
+char **ask_headers(const struct opts *o);
+void ask_headers_free(char **h);
+
+/* ---- profiles (profile.c) ---- */
+
+struct ai_config;
+
+/* What a run's profile is: a built-in one, changed or added by the configuration. */
+struct prof {
+	const char *name;
+	const struct provider *p;         /* its adapter */
+	const char *base_def;             /* the default base URL */
+	const char *key_env[3];           /* variables that may hold its key */
+	const char *base_env;             /* the variable of its base URL, or NULL */
+	char key_file[64], base_file[64]; /* the flat configuration keys, or "" */
+	const char *key;                  /* the configuration entry's key, or NULL */
+	const char *model;                /* the default model */
+	const cJSON *headers;             /* extra headers, or NULL */
+	unsigned flags;
+};
+
+/* The profile called name (from says where the name came from, for errors). */
+int profile_get(const struct ai_config *cfg, const char *name, const char *from, struct prof *pr,
+    struct ai_err *e);
+/* The profile that a model's name implies when none is set: "anthropic" for claude-*. */
+const char *profile_for_model(const char *model);
+/* model through the configuration's aliases: its model and (or NULL) its provider. */
+int profile_alias(const struct ai_config *cfg, const char **model, const char **provider,
+    struct ai_err *e);
+/* Whether the model can be given tools (deepseek-reasoner cannot). */
+int profile_model_tools(const char *model);
+/* "openai, openai-chat, ..." for messages. */
+const char *profile_names(void);
+
+/* ---- the models a provider offers (models.c) ---- */
+
+int models_run(struct opts *o, struct ai_err *e);
+
+/* ---- attachments (attach.c) ---- */
+
+/* Read and check the files of -a for provider p; refused (65) before any request. */
+int attach_load(const struct opts *o, struct attach **out, size_t *n, struct ai_err *e);
+void attach_free(struct attach *a, size_t n);
+/* A size such as 20M, 512k or 1048576, in bytes. */
+int attach_parse_size(const char *s, uint64_t *out);
 
 /* ---- the answer (answer.c) ---- */
 
@@ -108,7 +182,16 @@ struct call {
 	char *name;
 	long key;                /* the provider's index for streamed pieces */
 	struct ai_buf args;      /* the arguments as JSON text, as they arrived */
+	char *sig;               /* the provider's signature of the call (Gemini), or NULL */
 	cJSON *obj;              /* the parsed arguments object (after answer_finish) */
+};
+
+/* Text a model reasons in (never part of the answer), with what it needs sent back. */
+struct thought {
+	long key;                /* the provider's index for streamed pieces */
+	struct ai_buf text;
+	char *sig;               /* a signature (Anthropic's thinking blocks), or NULL */
+	char *data;              /* a redacted block's data, or NULL */
 };
 
 struct answer {
@@ -117,10 +200,13 @@ struct answer {
 	size_t ncalls;
 	int has_usage;
 	uint64_t input, cached, output;
+	uint64_t written;        /* input tokens written to the cache (part of input) */
 	char model[128];         /* the model the provider says answered */
 	int done;                /* the provider's end of answer arrived */
 	int stop;                /* STOP_* */
 	char stop_word[48];      /* the provider's own word for the stop */
+	struct thought *thoughts; /* what the model reasoned in, in order */
+	size_t nthoughts;
 	int instream_error;      /* the error came inside a 200 answer */
 	signed char *blocks;     /* Anthropic: kind of each content block */
 	size_t nblocks;
@@ -137,6 +223,9 @@ int answer_text(struct answer *a, const char *p, size_t n, struct ai_err *e);
 /* The call with this key, made when absent. */
 struct call *answer_call(struct answer *a, long key);
 void call_set(char **field, const char *value);
+/* The thought with this key, made when absent; text of it. */
+struct thought *answer_thought(struct answer *a, long key);
+void answer_reason(struct answer *a, long key, const char *p, size_t n);
 /* Parse and check every call's arguments (an object; empty means {}). */
 int answer_finish(struct answer *a, struct ai_err *e);
 /* Usage fields of a provider's usage object, by member name. */
@@ -170,10 +259,17 @@ struct provider {
 	/* one streamed event (SSE: its type and data; NDJSON: type NULL) */
 	int (*event)(const struct ask *k, struct answer *a, const char *type, const cJSON *data,
 	    struct ai_err *e);
+	/* the endpoint when it depends on the model (Gemini), else NULL: base + path */
+	char *(*url)(const char *base, const struct ask *k);
+	/* a look at a failed request's body, to correct the exit status; or NULL */
+	void (*http_error)(const char *body, size_t n, struct ai_err *e);
 };
 
 extern const struct provider provider_openai, provider_chat, provider_anthropic,
-    provider_ollama;
+    provider_ollama, provider_gemini;
+
+/* Gemini's base URL into b; the version to append to it (gemini.c). */
+const char *gemini_root(const char *base, struct ai_buf *b);
 
 /* The Chat Completions messages array; ollama != 0 for Ollama's variant (chat.c). */
 cJSON *chat_messages(const struct conv *c, int ollama);
@@ -185,6 +281,7 @@ cJSON *tools_openai_style(const cJSON *tools, int nested);
 
 struct price {
 	double input, cached, output; /* USD per million tokens */
+	double cache_write;           /* input written to the cache (Anthropic) */
 };
 
 /* The price of model (or of the model the provider named), config first. */
@@ -192,7 +289,8 @@ int price_find(const cJSON *config_prices, const char *model, const char *report
     struct price *p);
 int price_check_config(const cJSON *prices, struct ai_err *e);
 double usage_weighted(uint64_t input, uint64_t cached, uint64_t output);
-double usage_cost(const struct price *p, uint64_t input, uint64_t cached, uint64_t output);
+double usage_cost(const struct price *p, uint64_t input, uint64_t cached, uint64_t written,
+    uint64_t output);
 
 /* ---- the spinner (spinner.c) ---- */
 

@@ -9,7 +9,12 @@
  * "tool_call_id".  Streams ask for "stream_options": {"include_usage": true}.
  * Answer: choices[0] only (ai-ask never asks for n > 1); streamed tool
  * calls arrive in pieces keyed by "index", several in parallel; the usage
- * comes in a last chunk with no choices, then "data: [DONE]".
+ * comes in a last chunk with no choices, then "data: [DONE]".  What the
+ * servers add: reasoning in "reasoning_content" (DeepSeek, Qwen, GLM, Kimi)
+ * or "reasoning" (OpenRouter, Groq); cached input as
+ * "prompt_cache_hit_tokens" (DeepSeek) or "cached_tokens" beside the
+ * counts (Kimi); Groq's usage in "x_groq", and its whole call in one chunk.
+ * Images of -a are image_url parts with data URLs.
  */
 #include <string.h>
 
@@ -17,6 +22,29 @@
 #include "json.h"
 #include "util.h"
 #include "banned.h"
+
+/* A user message's text and images as content parts. */
+static cJSON *
+image_parts(const struct turn *t)
+{
+	cJSON *parts = cJSON_CreateArray(), *p = cJSON_CreateObject();
+	size_t i;
+
+	ai_json_addstr(p, "type", "text");
+	ai_json_addstr(p, "text", t->text);
+	cJSON_AddItemToArray(parts, p);
+	for (i = 0; i < t->natt; i++) {
+		struct ai_buf url = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		p = cJSON_CreateObject();
+		ai_json_addstr(p, "type", "image_url");
+		ai_buf_addf(&url, "data:%s;base64,%s", t->att[i].mime, t->att[i].b64);
+		ai_json_addstr(cJSON_AddObjectToObject(p, "image_url"), "url", url.buf);
+		ai_buf_release(&url);
+		cJSON_AddItemToArray(parts, p);
+	}
+	return parts;
+}
 
 /*
  * The messages array of Chat Completions, also used by Ollama's native API,
@@ -40,6 +68,8 @@ chat_messages(const struct conv *c, int ollama)
 		const struct turn *t = &c->t[i];
 		cJSON *m, *calls, *tc, *f;
 
+		if (t->kind == TURN_REASONING)
+			continue;
 		if (t->kind == TURN_CALL) {
 			if (asst == NULL) {
 				asst = cJSON_CreateObject();
@@ -84,7 +114,17 @@ chat_messages(const struct conv *c, int ollama)
 			if (t->kind == TURN_ASSISTANT)
 				asst = m;
 		}
-		ai_json_addstr(m, "content", t->text);
+		if (t->natt > 0 && !ollama)
+			cJSON_AddItemToObject(m, "content", image_parts(t));
+		else
+			ai_json_addstr(m, "content", t->text);
+		if (t->natt > 0 && ollama) {
+			cJSON *imgs = cJSON_AddArrayToObject(m, "images");
+			size_t j;
+
+			for (j = 0; j < t->natt; j++)
+				cJSON_AddItemToArray(imgs, cJSON_CreateString(t->att[j].b64));
+		}
 		cJSON_AddItemToArray(msgs, m);
 	}
 	return msgs;
@@ -154,12 +194,15 @@ add_args(struct call *c, const cJSON *args)
 static int
 take_message(struct answer *a, const cJSON *m, int delta, struct ai_err *e)
 {
-	const char *text = ai_json_str(m, "content");
+	const char *text = ai_json_str(m, "content"), *r;
 	const cJSON *tc;
 	long pos = 0;
 
 	if (text == NULL)
 		text = ai_json_str(m, "refusal");
+	if ((r = ai_json_str(m, "reasoning_content")) != NULL ||
+	    (r = ai_json_str(m, "reasoning")) != NULL)
+		answer_reason(a, 0, r, strlen(r));
 	if (text != NULL && answer_text(a, text, strlen(text), e) < 0)
 		return -1;
 	cJSON_ArrayForEach(tc, ai_json_get(m, "tool_calls")) {
@@ -210,11 +253,17 @@ static void
 take_common(struct answer *a, const cJSON *r)
 {
 	const char *model = ai_json_str(r, "model");
+	const cJSON *u = ai_json_get(r, "usage");
+	uint64_t v;
 
 	if (model != NULL)
 		snprintf(a->model, sizeof(a->model), "%s", model);
-	answer_usage(a, ai_json_get(r, "usage"), "prompt_tokens", "completion_tokens",
-	    "prompt_tokens_details");
+	if (!cJSON_IsObject(u))
+		u = ai_json_get(ai_json_get(r, "x_groq"), "usage");
+	answer_usage(a, u, "prompt_tokens", "completion_tokens", "prompt_tokens_details");
+	if (cJSON_IsObject(u) && (ai_json_u64(u, "prompt_cache_hit_tokens", &v) == 1 ||
+	    ai_json_u64(u, "cached_tokens", &v) == 1))
+		a->cached = v;
 }
 
 static int
@@ -259,5 +308,5 @@ event(const struct ask *k, struct answer *a, const char *sse_type, const cJSON *
 }
 
 const struct provider provider_chat = {
-	"openai-chat", "/chat/completions", AUTH_BEARER, 0, body, parse, event
+	"openai-chat", "/chat/completions", AUTH_BEARER, 0, body, parse, event, NULL, NULL
 };

@@ -35,6 +35,9 @@ conv_free(struct conv *c)
 		free(c->t[i].text);
 		free(c->t[i].id);
 		free(c->t[i].name);
+		free(c->t[i].sig);
+		free(c->t[i].data);
+		free(c->t[i].provider);
 		cJSON_Delete(c->t[i].args);
 	}
 	free(c->t);
@@ -130,6 +133,8 @@ add_call(struct conv *c, const cJSON *rec, const char *src, unsigned long line, 
 	t = add_turn(c, TURN_CALL, src, line);
 	t->id = ai_xstrdup(id);
 	t->name = ai_xstrdup(name);
+	if (ai_json_str(rec, "signature") != NULL)
+		t->sig = ai_xstrdup(ai_json_str(rec, "signature"));
 	t->args = args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject();
 	return 0;
 }
@@ -159,6 +164,31 @@ add_result(struct conv *c, const cJSON *rec, const char *src, unsigned long line
 	t->text = ai_json_print(body);
 	t->failed = !ok;
 	cJSON_Delete(body);
+	return 0;
+}
+
+/*
+ * What a model reasoned in: only its own provider can take it back (and
+ * only Anthropic's signed thinking is sent back); the others skip it.
+ */
+static int
+add_reasoning(struct conv *c, const cJSON *rec, const char *src, unsigned long line,
+    struct ai_err *e)
+{
+	const char *text = ai_json_str(rec, "text"), *prov = ai_json_str(rec, "provider");
+	const char *sig = ai_json_str(rec, "signature"), *data = ai_json_str(rec, "data");
+	struct turn *t;
+
+	if ((ai_json_get(rec, "text") != NULL && text == NULL) ||
+	    (ai_json_get(rec, "signature") != NULL && sig == NULL) ||
+	    (ai_json_get(rec, "data") != NULL && data == NULL))
+		return ai_err_set(e, AI_EXIT_DATAERR,
+		    "reasoning \"text\", \"signature\" and \"data\" must be strings");
+	t = add_turn(c, TURN_REASONING, src, line);
+	t->text = ai_xstrdup(text ? text : "");
+	t->provider = ai_xstrdup(prov ? prov : "");
+	t->sig = sig ? ai_xstrdup(sig) : NULL;
+	t->data = data ? ai_xstrdup(data) : NULL;
 	return 0;
 }
 
@@ -226,6 +256,7 @@ add_source(struct conv *c, const cJSON *rec, int continues, const char *src, uns
 		ai_buf_adds(&b, "\n\n");
 	} else {
 		t = add_turn(c, TURN_USER, src, line);
+		t->sources = 1;
 		ai_buf_adds(&b, "SEARCH_RESULTS (web search results; cite them by number and URL):\n\n");
 		if (query != NULL && *query)
 			ai_buf_addf(&b, "Query: %s\n\n", query);
@@ -276,6 +307,8 @@ conv_add_records(struct conv *c, const char *data, size_t len, const char *src,
 			rc = add_result(c, rec, src, line, e);
 		else if (strcmp(type, "summary") == 0)
 			rc = add_summary(c, rec, e);
+		else if (strcmp(type, "reasoning") == 0)
+			rc = add_reasoning(c, rec, src, line, e);
 		else if (strcmp(type, "search_result") == 0) {
 			rc = add_source(c, rec, was_sources, src, line, e);
 			in_sources = 1;

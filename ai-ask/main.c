@@ -15,6 +15,8 @@
 #include "config.h"
 #include "msg.h"
 #include "num.h"
+#include "json.h"
+#include "profiles.h"
 #include "opt.h"
 #include "record.h"
 #include "url.h"
@@ -22,39 +24,17 @@
 #include "banned.h"
 
 static const char *const synopsis[] = {
-	"ai-ask [-jnv] [-t NAME] [-m MODEL] [-s TEXT] [--provider NAME] "
+	"ai-ask [-jnv] [-t NAME] [-m MODEL] [-s TEXT] [--provider NAME] [-a FILE]... "
 	"[--tools FILE | --schema FILE] [--continue FILE] [option ...] [PROMPT ...]",
 	"ai-ask --templates",
+	"ai-ask --models [-jv] [--provider NAME]",
 	NULL
-};
-
-/* The environment names and file keys of each provider's settings. */
-static const struct {
-	const struct provider *p;
-	const char *model;                   /* default model */
-	const char *const key_env[3];
-	const char *key_file;
-	const char *const base_env[2];
-	const char *base_file;
-	const char *base_def;
-} providers[] = {
-	{ &provider_openai, "gpt-4.1-mini", { "OPENAI_API_KEY", "AICLI_OPENAI_API_KEY", NULL },
-	  "openai_api_key", { "OPENAI_BASE_URL", NULL }, "openai_base_url",
-	  "https://api.openai.com/v1" },
-	{ &provider_chat, "gpt-4.1-mini", { "OPENAI_API_KEY", "AICLI_OPENAI_API_KEY", NULL },
-	  "openai_api_key", { "OPENAI_BASE_URL", NULL }, "openai_base_url",
-	  "https://api.openai.com/v1" },
-	{ &provider_anthropic, "claude-haiku-4-5", { "ANTHROPIC_API_KEY", NULL, NULL },
-	  "anthropic_api_key", { "ANTHROPIC_BASE_URL", NULL }, "anthropic_base_url",
-	  "https://api.anthropic.com" },
-	{ &provider_ollama, "llama3.2", { NULL, NULL, NULL }, NULL, { "OLLAMA_HOST", NULL },
-	  "ollama_host", "http://127.0.0.1:11434" },
 };
 
 /* Flag values before resolution. */
 struct flags {
 	const char *model, *provider, *base_url;
-	const char *timeout, *idle, *retries;
+	const char *timeout, *idle, *retries, *max_attach;
 	const char *template_name; /* -t: applied by the option parser */
 };
 
@@ -84,84 +64,121 @@ is_loopback(const char *url)
 	return yes;
 }
 
-/* OLLAMA_HOST may be "host", "host:port" or a URL, as Ollama itself reads it. */
-static char *
-ollama_url(const char *v)
+/*
+ * The key of profile pr: its variables, then its configuration entry's
+ * "key", then its flat configuration key.  Never another profile's.
+ */
+static const char *
+find_key(const struct ai_config *cfg, const struct prof *pr, const char **from)
+{
+	const char *key = ai_config_get(cfg, NULL, NULL, pr->key_env, NULL, NULL, from);
+
+	if (key == NULL && pr->key != NULL) {
+		*from = "config file";
+		key = pr->key;
+	}
+	if (key == NULL && pr->key_file[0])
+		key = ai_config_get(cfg, NULL, NULL, NULL, pr->key_file, NULL, from);
+	return key;
+}
+
+static int
+no_key(const struct ai_config *cfg, const struct prof *pr, struct ai_err *e)
 {
 	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	char file[1536];
+	size_t i;
+	int rc;
 
-	if (strstr(v, "://") != NULL)
-		ai_buf_adds(&b, v);
+	for (i = 0; pr->key_env[i] != NULL; i++)
+		ai_buf_addf(&b, "%s%s", i == 0 ? "" : " or ", pr->key_env[i]);
+	ai_config_hint(cfg, file, sizeof(file));
+	if (pr->key_file[0])
+		ai_buf_addf(&b, "%s\"%s\" in %s", b.len ? ", or " : "", pr->key_file, file);
 	else
-		ai_buf_addf(&b, "http://%s%s", v, strchr(v, ':') ? "" : ":11434");
-	return ai_buf_detach(&b, NULL);
+		ai_buf_addf(&b, "%s\"key\" in providers.%s of %s", b.len ? ", or " : "",
+		    pr->name, file);
+	rc = ai_err_set(e, AI_EXIT_CONFIG, "no API key for %s: set %s%s", pr->name, b.buf,
+	    pr->p == &provider_gemini && getenv("GOOGLE_API_KEY") != NULL ?
+	    "; GOOGLE_API_KEY is ai-search's key and is never sent to Gemini" : "");
+	ai_buf_release(&b);
+	return rc;
 }
 
 /* Provider, model, endpoint, key, timeouts, retries, prices. */
 static int
-resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, char **url,
-    struct ai_err *e)
+resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, struct prof *pr,
+    char **base_out, struct ai_err *e)
 {
 	static const char *const provider_env[] = { "AICLI_PROVIDER", NULL };
 	static const char *const model_env[] = { "AICLI_MODEL", NULL };
 	static const char *const timeout_env = "AICLI_TIMEOUT", *retries_env = "AICLI_RETRIES";
-	const char *pname, *model, *base, *key, *from, *mfrom;
+	const char *pname, *model, *base, *key, *from, *mfrom, *alias_provider = NULL;
+	const char *base_envs[2] = { NULL, NULL };
 	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
 	char src[64], why_buf[AI_ERR_MSG_MAX + 32], *tmp;
 	struct ai_url u;
-	size_t i, n;
+	size_t n;
 
 	pname = ai_config_get(cfg, f->provider, "--provider", provider_env, "provider", NULL, &from);
 	model = ai_config_get(cfg, f->model, "--model", model_env, "model", NULL, &mfrom);
-	if (pname == NULL)
-		pname = model != NULL && strncmp(model, "claude-", 7) == 0 ? "anthropic" : "openai";
-	for (i = 0; i < AI_ARRAY_SIZE(providers); i++)
-		if (strcmp(providers[i].p->name, pname) == 0)
-			break;
-	if (i == AI_ARRAY_SIZE(providers))
-		return ai_config_bad(cfg, from, "provider", pname,
-		    "is not a provider: openai, openai-chat, anthropic or ollama", e);
-	o->k.p = providers[i].p;
+	if (model != NULL && profile_alias(cfg, &model, &alias_provider, e) < 0)
+		return -1;
+	if (alias_provider != NULL && f->provider == NULL) {
+		pname = alias_provider;
+		from = "config file";
+	}
+	if (pname == NULL && (pname = profile_for_model(model)) == NULL)
+		pname = "openai";
+	if (profile_get(cfg, pname, from, pr, e) < 0)
+		return -1;
+	o->k.p = pr->p;
+	o->profile = pr->name;
+	o->pflags = pr->flags;
+	o->headers = pr->headers;
 	if (model == NULL)
-		model = providers[i].model;
+		model = pr->model;
+	if (model == NULL)
+		return ai_err_set(e, AI_EXIT_CONFIG, "no model for %s: give -m MODEL, set AICLI_MODEL, "
+		    "or \"model\" in the config file's providers.%s", pr->name, pr->name);
 	for (n = 0; model[n]; n++)
-		if ((unsigned char)model[n] < 0x20)
+		if ((unsigned char)model[n] < 0x20 || model[n] == 0x7f)
 			return ai_config_bad(cfg, mfrom, "model", model, "holds control characters", e);
 	if (*model == '\0')
 		return ai_config_bad(cfg, mfrom, "model", model, "is empty", e);
 	o->k.model = model;
 
-	base = ai_config_get(cfg, f->base_url, "--base-url", providers[i].base_env,
-	    providers[i].base_file, providers[i].base_def, &from);
-	tmp = o->k.p == &provider_ollama ? ollama_url(base) : ai_xstrdup(base);
-	ai_buf_adds(&b, tmp);
-	free(tmp);
+	/* the base URL: the flag, the profile's own variable, its entry, its flat key */
+	base_envs[0] = pr->base_env;
+	base = ai_config_get(cfg, f->base_url, "--base-url", base_envs, NULL, NULL, &from);
+	if (base == NULL && ai_json_str(ai_json_get(ai_config_object(cfg, "providers"), pr->name),
+	    "base_url") != NULL) {
+		base = pr->base_def;
+		from = "config file";
+	}
+	if (base == NULL)
+		base = ai_config_get(cfg, NULL, NULL, NULL, pr->base_file[0] ? pr->base_file : NULL,
+		    pr->base_def, &from);
+	/* OLLAMA_HOST may be "host" or "host:port", as Ollama itself reads it */
+	if ((pr->flags & AI_PROFILE_HOST_ONLY) && strstr(base, "://") == NULL)
+		ai_buf_addf(&b, "http://%s%s", base, strchr(base, ':') ? "" : ":11434");
+	else
+		ai_buf_adds(&b, base);
 	while (b.len > 0 && b.buf[b.len - 1] == '/')
 		ai_buf_truncate(&b, b.len - 1);
-	ai_buf_adds(&b, o->k.p->path);
-	*url = ai_buf_detach(&b, NULL);
-	if (ai_url_parse(*url, &u, e) < 0) {
+	*base_out = tmp = ai_buf_detach(&b, NULL);
+	if (ai_url_parse(tmp, &u, e) < 0) {
 		snprintf(why_buf, sizeof(why_buf), "is not a usable URL (%s)", e->msg);
-		return ai_config_bad(cfg, from, providers[i].base_file ? providers[i].base_file : "base_url",
-		    base, why_buf, e);
+		return ai_config_bad(cfg, from, pr->base_file[0] ? pr->base_file : "base_url", base,
+		    why_buf, e);
 	}
 	ai_url_free(&u);
-	o->url = *url;
+	o->base = tmp;
 
-	key = NULL;
-	if (providers[i].key_file != NULL)
-		key = ai_config_get(cfg, NULL, NULL, providers[i].key_env, providers[i].key_file, NULL,
-		    &from);
-	if (key == NULL && o->k.p->auth != AUTH_NONE &&
-	    !(o->k.p == &provider_chat && is_loopback(*url))) {
-		char file[1536];
-
-		return ai_err_set(e, AI_EXIT_CONFIG,
-		    "no API key for %s: set %s%s%s, or \"%s\" in %s", o->k.p->name,
-		    providers[i].key_env[0], providers[i].key_env[1] ? " or " : "",
-		    providers[i].key_env[1] ? providers[i].key_env[1] : "", providers[i].key_file,
-		    ai_config_hint(cfg, file, sizeof(file)));
-	}
+	key = (pr->flags & AI_PROFILE_NO_KEY) ? NULL : find_key(cfg, pr, &from);
+	if (key == NULL && !(pr->flags & AI_PROFILE_NO_KEY) &&
+	    !((pr->flags & AI_PROFILE_KEYLESS_LOOPBACK) && is_loopback(tmp)))
+		return no_key(cfg, pr, e);
 	if (key != NULL) {
 		for (n = 0; key[n]; n++)
 			if ((unsigned char)key[n] < 0x20 || key[n] == 0x7f)
@@ -184,6 +201,10 @@ resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, char
 			return -1;
 		o->attempts = (int)r + 1;
 	}
+	o->max_attach = (uint64_t)20 << 20;
+	if (f->max_attach != NULL && attach_parse_size(f->max_attach, &o->max_attach) < 0)
+		return ai_config_bad(cfg, "--max-attach", "max_attach", f->max_attach,
+		    "is not a size from 1 byte to 100M (such as 512k or 20M)", e);
 	o->prices = ai_config_object(cfg, "prices");
 	return o->prices != NULL ? price_check_config(o->prices, e) : 0;
 }
@@ -196,7 +217,8 @@ run(int argc, char **argv, struct ai_err *e)
 	struct ai_config cfg = AI_CONFIG_INIT;
 	struct ai_buf prompt = AI_BUF_INIT(AI_BUF_NOLIMIT);
 	int nops, exitcode, temp_given = 0, rc;
-	char **ops, *url = NULL;
+	char **ops, *base = NULL;
+	struct prof pr;
 	const struct ai_option options[] = {
 		AI_OPTION_TEMPLATE(&f.template_name),
 		AI_OPTION_MODEL(&f.model),
@@ -205,7 +227,7 @@ run(int argc, char **argv, struct ai_err *e)
 		{ .type = AI_OPT_STR, .long_name = "system-file", .value = &o.system_file,
 		  .arg = "FILE", .help = "system prompt from FILE" },
 		{ .type = AI_OPT_STR, .long_name = "base-url", .value = &f.base_url, .arg = "URL",
-		  .help = "the provider's base URL (env OPENAI_BASE_URL, ANTHROPIC_BASE_URL, OLLAMA_HOST)" },
+		  .help = "the provider's base URL (env OPENAI_BASE_URL, ...)" },
 		{ .type = AI_OPT_DOUBLE, .long_name = "temperature", .value = &o.k.temperature,
 		  .arg = "T", .dmin = 0, .dmax = 2, .given = &temp_given,
 		  .help = "sampling temperature, 0 to 2" },
@@ -217,6 +239,12 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "answer with JSON following the JSON Schema in FILE" },
 		{ .type = AI_OPT_STR, .long_name = "continue", .value = &o.continue_file, .arg = "FILE",
 		  .help = "continue the transcript in FILE and append this exchange to it" },
+		{ .type = AI_OPT_LIST, .short_name = 'a', .long_name = "attach", .value = &o.attach,
+		  .arg = "FILE", .help = "send an image or PDF with the prompt; repeatable" },
+		{ .type = AI_OPT_STR, .long_name = "max-attach", .value = &f.max_attach,
+		  .arg = "SIZE", .help = "largest attachment (default 20M)" },
+		{ .type = AI_OPT_FLAG, .long_name = "models", .value = &o.models,
+		  .help = "list the provider's models and exit" },
 		AI_OPTION_JSON(&o.json),
 		{ .type = AI_OPT_FLAG, .long_name = "stream", .value = &o.deltas,
 		  .help = "with --json: delta records as the answer arrives" },
@@ -241,11 +269,21 @@ run(int argc, char **argv, struct ai_err *e)
 
 	memset(&o, 0, sizeof(o));
 	memset(&f, 0, sizeof(f));
-	if (ai_opt_run(&cmd, argc, argv, &nops, &ops, &exitcode))
+	if (ai_opt_run(&cmd, argc, argv, &nops, &ops, &exitcode)) {
+		ai_strlist_free(&o.attach);
 		return exitcode;
+	}
 	o.k.has_temperature = temp_given;
 	if (o.tools_file != NULL && o.schema_file != NULL) {
+		ai_strlist_free(&o.attach);
 		ai_err_set(e, AI_EXIT_USAGE, "--tools and --schema cannot be used together");
+		return AI_EXIT_USAGE;
+	}
+	if (o.models && (nops > 0 || o.attach.n > 0 || o.tools_file || o.schema_file ||
+	    o.continue_file || o.system || o.system_file)) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE, "--models takes no prompt, attachment, tools, schema, "
+		    "system prompt or transcript");
 		return AI_EXIT_USAGE;
 	}
 	ai_opt_join(&prompt, nops, ops);
@@ -253,9 +291,9 @@ run(int argc, char **argv, struct ai_err *e)
 
 	rc = ai_config_load(&cfg, e);
 	if (rc == 0)
-		rc = resolve(&o, &cfg, &f, &url, e);
+		rc = resolve(&o, &cfg, &f, &pr, &base, e);
 	if (rc == 0)
-		rc = ask_run(&o, e);
+		rc = o.models ? models_run(&o, e) : ask_run(&o, e);
 	if (rc != 0 && o.json && e->code != AI_EXIT_PIPE && e->msg[0]) {
 		struct ai_err we = AI_ERR_INIT;
 		cJSON *r = ai_record_error("ai-ask", e);
@@ -265,7 +303,8 @@ run(int argc, char **argv, struct ai_err *e)
 	}
 	ai_config_free(&cfg);
 	ai_buf_release(&prompt);
-	free(url);
+	ai_strlist_free(&o.attach);
+	free(base);
 	return rc;
 }
 

@@ -5,8 +5,9 @@
  * call arguments as objects and results as "tool" messages naming their
  * tool; "options" carry temperature and num_predict; "format" carries the
  * --schema; "stream" is always given, since Ollama streams by default.
+ * Images of -a are the user message's "images" (base64).
  * Answer: NDJSON objects, each with a "message" piece (content; thinking,
- * which is skipped; tool_calls, each call whole), the last with "done":
+ * the reasoning; tool_calls, each call whole), the last with "done":
  * true, "done_reason" and the token counts prompt_eval_count and
  * eval_count.  Ollama gives calls no id (newer versions may): ai-ask makes
  * one up, unique to the run, so that results can be paired with them.
@@ -46,12 +47,15 @@ take(const struct ask *k, struct answer *a, const cJSON *d, struct ai_err *e)
 {
 	const cJSON *m = ai_json_get(d, "message"), *tc, *err = ai_json_get(d, "error");
 	const char *text = ai_json_str(m, "content"), *model = ai_json_str(d, "model");
+	const char *thinking = ai_json_str(m, "thinking");
 	int done = ai_json_bool(d, "done", 0);
 
 	if (err != NULL)
 		return answer_fail(a, 0, "reported an error", err, e);
 	if (model != NULL)
 		snprintf(a->model, sizeof(a->model), "%s", model);
+	if (thinking != NULL)
+		answer_reason(a, 0, thinking, strlen(thinking));
 	if (text != NULL && answer_text(a, text, strlen(text), e) < 0)
 		return -1;
 	cJSON_ArrayForEach(tc, ai_json_get(m, "tool_calls")) {
@@ -102,5 +106,5 @@ event(const struct ask *k, struct answer *a, const char *type, const cJSON *d, s
 }
 
 const struct provider provider_ollama = {
-	"ollama", "/api/chat", AUTH_NONE, 1, body, parse, event
+	"ollama", "/api/chat", AUTH_NONE, 1, body, parse, event, NULL, NULL
 };

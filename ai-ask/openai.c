@@ -4,7 +4,8 @@
  * Request: "instructions" for the system context, "input" items: messages
  * {role, content}, "function_call" {call_id, name, arguments as a JSON
  * string} and "function_call_output" {call_id, output}; "store": false,
- * since ai-ask keeps no history unless asked.  Answer: "output" items of
+ * since ai-ask keeps no history unless asked; files of -a are input_image and
+ * input_file parts of their user message.  Answer: "output" items of
  * type "message" (output_text, refusal) and "function_call"; streamed as
  * response.output_text.delta, response.output_item.added/done and
  * response.function_call_arguments.delta keyed by output_index, ended by
@@ -18,6 +19,35 @@
 #include "util.h"
 #include "banned.h"
 
+/* A user message's content with the files of -a: input_text, input_image, input_file. */
+static cJSON *
+with_files(const struct turn *t)
+{
+	cJSON *parts = cJSON_CreateArray(), *p = cJSON_CreateObject();
+	size_t i;
+
+	ai_json_addstr(p, "type", "input_text");
+	ai_json_addstr(p, "text", t->text);
+	cJSON_AddItemToArray(parts, p);
+	for (i = 0; i < t->natt; i++) {
+		struct ai_buf url = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		p = cJSON_CreateObject();
+		ai_buf_addf(&url, "data:%s;base64,%s", t->att[i].mime, t->att[i].b64);
+		if (t->att[i].kind == ATT_PDF) {
+			ai_json_addstr(p, "type", "input_file");
+			ai_json_addstr(p, "filename", t->att[i].name);
+			ai_json_addstr(p, "file_data", url.buf);
+		} else {
+			ai_json_addstr(p, "type", "input_image");
+			ai_json_addstr(p, "image_url", url.buf);
+		}
+		ai_buf_release(&url);
+		cJSON_AddItemToArray(parts, p);
+	}
+	return parts;
+}
+
 static cJSON *
 body(const struct ask *k, const struct conv *c)
 {
@@ -29,13 +59,19 @@ body(const struct ask *k, const struct conv *c)
 		ai_json_addstr(o, "instructions", c->system.buf);
 	for (i = 0; i < c->n; i++) {
 		const struct turn *t = &c->t[i];
-		cJSON *it = cJSON_CreateObject();
+		cJSON *it;
 
+		if (t->kind == TURN_REASONING)
+			continue;
+		it = cJSON_CreateObject();
 		switch (t->kind) {
 		case TURN_USER:
 		case TURN_ASSISTANT:
 			ai_json_addstr(it, "role", t->kind == TURN_USER ? "user" : "assistant");
-			ai_json_addstr(it, "content", t->text);
+			if (t->natt > 0)
+				cJSON_AddItemToObject(it, "content", with_files(t));
+			else
+				ai_json_addstr(it, "content", t->text);
 			break;
 		case TURN_CALL: {
 			char *args = ai_json_print(t->args);
@@ -143,6 +179,14 @@ take_output(struct answer *a, const cJSON *r, int with_text, struct ai_err *e)
 			}
 		} else if (type != NULL && strcmp(type, "function_call") == 0) {
 			take_call(a, i, item, 1);
+		} else if (type != NULL && strcmp(type, "reasoning") == 0 &&
+		    answer_thought(a, i)->text.len == 0) {
+			cJSON_ArrayForEach(part, ai_json_get(item, "summary")) {
+				const char *t = ai_json_str(part, "text");
+
+				if (t != NULL)
+					answer_reason(a, i, t, strlen(t));
+			}
 		}
 		i++;
 	}
@@ -183,6 +227,13 @@ event(const struct ask *k, struct answer *a, const char *sse_type, const cJSON *
 			take_call(a, (long)idx, item, strcmp(type, "response.output_item.done") == 0);
 		return 0;
 	}
+	if (strcmp(type, "response.reasoning_summary_text.delta") == 0 ||
+	    strcmp(type, "response.reasoning_text.delta") == 0) {
+		delta = ai_json_str(d, "delta");
+		if (delta != NULL)
+			answer_reason(a, (long)idx, delta, strlen(delta));
+		return 0;
+	}
 	if (strcmp(type, "response.function_call_arguments.delta") == 0) {
 		delta = ai_json_str(d, "delta");
 		if (delta != NULL)
@@ -203,5 +254,5 @@ event(const struct ask *k, struct answer *a, const char *sse_type, const cJSON *
 }
 
 const struct provider provider_openai = {
-	"openai", "/responses", AUTH_BEARER, 0, body, parse, event
+	"openai", "/responses", AUTH_BEARER, 0, body, parse, event, NULL, NULL
 };

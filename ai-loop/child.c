@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "loop.h"
+#include "profiles.h"
 #include "msg.h"
 #include "record.h"
 #include "util.h"
@@ -105,7 +106,10 @@ live_del(pid_t pid)
 
 /* ---- the environment ---- */
 
-/* Each tool's own settings; a child sees its own and no other tool's. */
+/*
+ * Each tool's own settings; a child sees its own and no other tool's.  The
+ * model's are also every provider profile's key and base URL variables.
+ */
 static const char *const model_vars[] = { "OPENAI_*", "AICLI_OPENAI_*", "ANTHROPIC_*",
 	"OLLAMA_*", "GEMINI_*", "AICLI_MODEL", "AICLI_PROVIDER", NULL };
 static const char *const search_vars[] = { "GOOGLE_*", "BRAVE_*", "TAVILY_*", "EXA_*",
@@ -131,10 +135,27 @@ matches(const char *name, const char *const *pats, int flags)
  * like a secret go.  ai-exec keeps nothing of the suite's (it reads no
  * configuration) and no secret at all.
  */
+/* Variables the configuration names for a profile's key ("key_env"): the model's too. */
+static const char *extra_model_vars[16];
+
+void
+child_model_var(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < AI_ARRAY_SIZE(extra_model_vars); i++)
+		if (extra_model_vars[i] == NULL) {
+			extra_model_vars[i] = name;
+			return;
+		}
+}
+
 static int
 keep_var(int kind, const char *name)
 {
-	int model = matches(name, model_vars, 0), search = matches(name, search_vars, 0);
+	int model = matches(name, model_vars, 0) || ai_profile_env_var(name) ||
+	    matches(name, extra_model_vars, 0);
+	int search = matches(name, search_vars, 0);
 
 	if ((kind == KIND_ASK || kind == KIND_CONTEXT) && model)
 		return 1;

@@ -373,6 +373,11 @@ ask_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 			ai_buf_add(&a->msgs, line, len);
 			ai_buf_addc(&a->msgs, '\n');
 		}
+	} else if (strcmp(type, "reasoning") == 0 && a->mode != MODE_DECIDE) {
+		/* kept in the conversation: a provider may need it back (signed thinking) */
+		rc = loop_emit(L, line, len, TO_STREAM, e);
+		ai_buf_add(&a->lines, line, len);
+		ai_buf_addc(&a->lines, '\n');
 	} else if (strcmp(type, "tool_call") == 0 && a->mode == MODE_STEP) {
 		struct call *c;
 
@@ -499,6 +504,14 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 	if (mode != MODE_DECIDE) {
 		args_opt(&argv, "--temperature", o->temperature_given ? temp : NULL);
 		args_opt(&argv, "--max-tokens", o->max_tokens > 0 ? maxtok : NULL);
+	}
+	if (mode != MODE_DECIDE) {
+		size_t i;
+
+		/* every step sends the whole conversation: the files go with its task each time */
+		for (i = 0; i < o->attach.n; i++)
+			args_opt(&argv, "-a", o->attach.v[i]);
+		args_opt(&argv, "--max-attach", o->attach.n > 0 ? o->max_attach : NULL);
 	}
 	args_opt(&argv, "--system-file", o->system_file);
 	args_opt(&argv, "-s", o->system);

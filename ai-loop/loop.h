@@ -38,6 +38,8 @@ struct lopts {
 	int temperature_given;
 	uint64_t max_tokens;
 	const char *policy, *approve, *audit;
+	struct ai_strlist attach;    /* -a: files for ai-ask to send with the task */
+	const char *max_attach;
 	const char *task;            /* the operands joined, or NULL */
 	const char *libexec;         /* AICLI_LIBEXEC or "libexec", or NULL */
 	const char *libexec_from;    /* where libexec came from, for messages */
@@ -82,6 +84,8 @@ struct job {
 
 /* Where the signals and the children's environment come from. */
 void child_setup(void);
+/* A variable ai-ask and ai-context may see (a profile's key_env in the configuration). */
+void child_model_var(const char *name);
 /* The signal that asked us to stop (SIGINT, SIGTERM, SIGHUP), or 0. */
 int child_caught(void);
 

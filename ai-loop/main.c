@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "json.h"
 #include "loop.h"
 #include "msg.h"
 #include "num.h"
@@ -25,7 +26,7 @@ static const char *const synopsis[] = {
 	"ai-loop [-jnv] [-t NAME] [--max-steps N] [--file PATH]... [--allow-url PREFIX]... "
 	"[--search | --auto-search] [--policy FILE] [--budget TOKENS] [--max-calls N] "
 	"[--max-actions N] [--transcript FILE] [--continue FILE] [-m MODEL] [--provider NAME] "
-	"[-s TEXT] [option ...] [TASK ...]",
+	"[-a FILE]... [-s TEXT] [option ...] [TASK ...]",
 	"ai-loop --templates",
 	NULL
 };
@@ -63,7 +64,12 @@ settings(struct lopts *o, struct ai_config *cfg, struct ai_err *e)
 
 	if (ai_config_load(cfg, e) < 0)
 		return -1;
+	const cJSON *p;
+
 	o->libexec = ai_config_get(cfg, NULL, NULL, libexec_env, "libexec", NULL, &o->libexec_from);
+	cJSON_ArrayForEach(p, ai_config_object(cfg, "providers"))
+		if (ai_json_str(p, "key_env") != NULL)
+			child_model_var(ai_json_str(p, "key_env"));
 	/* ai-ask's own check, so that ai-loop refuses the same values in the same words */
 	if (!o->timeout_given) {
 		if (ai_config_seconds(cfg, NULL, NULL, timeout_env, "timeout", 300, 0.001, 86400, &ms,
@@ -131,6 +137,10 @@ run(int argc, char **argv, struct ai_err *e)
 		  .arg = "FILE", .help = "write the conversation to FILE as records" },
 		{ .type = AI_OPT_STR, .long_name = "continue", .value = &o.cont, .arg = "FILE",
 		  .help = "continue the conversation in FILE and append this run to it" },
+		{ .type = AI_OPT_LIST, .short_name = 'a', .long_name = "attach", .value = &o.attach,
+		  .arg = "FILE", .help = "an image or PDF sent with the task; repeatable" },
+		{ .type = AI_OPT_STR, .long_name = "max-attach", .value = &o.max_attach,
+		  .arg = "SIZE", .help = "largest attachment (default 20M)" },
 		AI_OPTION_MODEL(&o.model),
 		AI_OPTION_PROVIDER(&o.provider),
 		AI_OPTION_SYSTEM(&o.system),
@@ -173,6 +183,7 @@ run(int argc, char **argv, struct ai_err *e)
 	if (ai_opt_run(&cmd, argc, argv, &nops, &ops, &exitcode)) {
 		ai_strlist_free(&o.files);
 		ai_strlist_free(&o.urls);
+		ai_strlist_free(&o.attach);
 		return exitcode;
 	}
 	code = 0;
@@ -190,6 +201,7 @@ run(int argc, char **argv, struct ai_err *e)
 	if (code < 0) {
 		ai_strlist_free(&o.files);
 		ai_strlist_free(&o.urls);
+		ai_strlist_free(&o.attach);
 		return code;
 	}
 	ai_opt_join(&task, nops, ops);
@@ -216,6 +228,7 @@ run(int argc, char **argv, struct ai_err *e)
 	ai_buf_release(&task);
 	ai_strlist_free(&o.files);
 	ai_strlist_free(&o.urls);
+	ai_strlist_free(&o.attach);
 	return code;
 }
 

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "num.h"
 #include "proc.h"
+#include "profiles.h"
 #include "redact.h"
 #include "util.h"
 #include "banned.h"
@@ -23,29 +24,26 @@ extern char **environ;
 #define CONFIG_MAX ((size_t)1 << 20)
 
 /*
- * Every key the file may hold.  'S' is a scalar (a string, or a number kept
- * as its decimal text), 'O' an object.  Secret keys are the ones whose name
- * ends in _key.
+ * Every key the file may hold, besides each provider profile's key and base
+ * URL (profiles.h).  'S' is a scalar (a string, or a number kept as its
+ * decimal text), 'O' an object.  Secret keys are the ones whose name ends in
+ * _key, and the "key" of each entry of "providers".
  */
 static const struct {
 	const char *name;
 	char kind;
 } known_keys[] = {
-	{ "anthropic_api_key", 'S' },
-	{ "anthropic_base_url", 'S' },
+	{ "aliases", 'O' },
 	{ "brave_api_key", 'S' },
 	{ "exa_api_key", 'S' },
-	{ "gemini_api_key", 'S' },
 	{ "google_api_key", 'S' },
 	{ "google_cse_cx", 'S' },
 	{ "libexec", 'S' },
 	{ "max_output", 'S' },
 	{ "model", 'S' },
-	{ "ollama_host", 'S' },
-	{ "openai_api_key", 'S' },
-	{ "openai_base_url", 'S' },
 	{ "prices", 'O' },
 	{ "provider", 'S' },
+	{ "providers", 'O' },
 	{ "retries", 'S' },
 	{ "search_base_url", 'S' },
 	{ "search_provider", 'S' },
@@ -129,6 +127,33 @@ find_file(int *must)
 	return NULL;
 }
 
+/*
+ * The secrets of the "providers" object: each entry's "key", and the values
+ * of its "headers" whose names say they hold one.  Checking the entries'
+ * shape is ai-ask's work; this only keeps their secrets out of every output.
+ */
+static void
+provider_secrets(const cJSON *providers, int *holds_secret)
+{
+	const cJSON *p, *h;
+
+	cJSON_ArrayForEach(p, providers) {
+		const char *key = ai_json_str(p, "key");
+
+		if (key != NULL && *key) {
+			*holds_secret = 1;
+			ai_secret_add(key);
+		}
+		cJSON_ArrayForEach(h, ai_json_get(p, "headers"))
+			if (cJSON_IsString(h) && h->valuestring[0] && h->string != NULL &&
+			    (is_secret_name(h->string) || strcasecmp(h->string, "authorization") == 0 ||
+			    strcasestr(h->string, "key") != NULL || strcasestr(h->string, "token") != NULL)) {
+				*holds_secret = 1;
+				ai_secret_add(h->valuestring);
+			}
+	}
+}
+
 static int
 check_keys(struct ai_config *c, int *holds_secret, struct ai_err *e)
 {
@@ -144,6 +169,16 @@ check_keys(struct ai_config *c, int *holds_secret, struct ai_err *e)
 		for (i = 0; i < AI_ARRAY_SIZE(known_keys); i++)
 			if (strcmp(known_keys[i].name, k->string) == 0)
 				break;
+		if (i == AI_ARRAY_SIZE(known_keys) && ai_profile_config_key(k->string)) {
+			if (!cJSON_IsString(k))
+				return ai_err_set(e, AI_EXIT_CONFIG,
+				    "config file '%s': '%s' must be a string", c->path, k->string);
+			if (is_secret_name(k->string) && k->valuestring[0]) {
+				*holds_secret = 1;
+				ai_secret_add(k->valuestring);
+			}
+			continue;
+		}
 		if (i == AI_ARRAY_SIZE(known_keys))
 			return ai_err_set(e, AI_EXIT_CONFIG, "config file '%s': unknown key '%s'",
 			    c->path, ai_excerpt(k->string, strlen(k->string), ex, sizeof(ex)));
@@ -151,6 +186,8 @@ check_keys(struct ai_config *c, int *holds_secret, struct ai_err *e)
 			if (!cJSON_IsObject(k))
 				return ai_err_set(e, AI_EXIT_CONFIG,
 				    "config file '%s': '%s' must be an object", c->path, k->string);
+			if (strcmp(k->string, "providers") == 0)
+				provider_secrets(k, holds_secret);
 			continue;
 		}
 		if (cJSON_IsNumber(k)) {

@@ -131,8 +131,11 @@ int ai_opt_run(const struct ai_command *cmd, int argc, char **argv, int *nops, c
 	  .help = "model name (env AICLI_MODEL, default gpt-4.1-mini)" }
 #define AI_OPTION_PROVIDER(p) \
 	{ .type = AI_OPT_STR, .long_name = "provider", .value = (p), .arg = "NAME", \
-	  .help = "openai, openai-chat, anthropic or ollama (env AICLI_PROVIDER)", \
-	  .values = "openai openai-chat anthropic ollama" }
+	  .help = "openai, openai-chat, anthropic, gemini, ollama, deepseek, qwen, glm, kimi, " \
+	      "doubao, stepfun, yi, baichuan, minimax, groq, openrouter, together, mistral " \
+	      "or xai (env AICLI_PROVIDER; or a profile of the config file)", \
+	  .values = "openai openai-chat anthropic gemini ollama deepseek qwen glm kimi doubao " \
+	      "stepfun yi baichuan minimax groq openrouter together mistral xai" }
 #define AI_OPTION_SYSTEM(p) \
 	{ .type = AI_OPT_STR, .short_name = 's', .long_name = "system", .value = (p), .arg = "TEXT", \
 	  .help = "system prompt" }

@@ -515,7 +515,9 @@ ai-loop: try 'ai-loop --help' for more information" ]
 @test "each child gets only the environment it needs: ai-exec no key at all" {
 	wrap ai-ask ai-exec ai-search
 	steps "$(calls c1 execute '{"command":"wc -l notes.md"}' c2 web_search '{"query":"x"}')" '{}'
+	printf '{"providers": {"work": {"adapter": "openai-chat", "base_url": "http://127.0.0.1:9", "key_env": "WORK_LLM_KEY"}}}\n' > "$AICLI_CONFIG"
 	GITHUB_TOKEN=ghp_loop AWS_SECRET_ACCESS_KEY=aws-secret BRAVE_API_KEY=brave-key \
+	DEEPSEEK_API_KEY=sk-ds-loop GEMINI_API_KEY=gm-loop DEEPSEEK_BASE_URL=http://127.0.0.1:9 WORK_LLM_KEY=wk-loop \
 	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --search --file notes.md "x"
 	[ "$status" -eq 0 ]
 	local ex se as
@@ -524,7 +526,7 @@ ai-loop: try 'ai-loop --help' for more information" ]
 	as=$(cat "$W"/dump/ai-ask.env.* | sort -u)
 	# ai-exec: no key, no configuration, nothing of the model's or the search's
 	! grep -E '^(OPENAI_API_KEY|ANTHROPIC_API_KEY|GOOGLE_API_KEY|GOOGLE_CSE_CX|BRAVE_API_KEY|GITHUB_TOKEN|AWS_SECRET_ACCESS_KEY|AICLI_CONFIG|AICLI_SEARCH_BASE_URL|OPENAI_BASE_URL)=' <<<"$ex"
-	! grep -E 'sk-loop|AIza|ghp_|aws-secret|brave-key' <<<"$ex"
+	! grep -E 'sk-loop|AIza|ghp_|aws-secret|brave-key|sk-ds-loop|gm-loop|wk-loop|DEEPSEEK_BASE_URL' <<<"$ex"
 	grep -q "^HOME=$HOME\$" <<<"$ex"
 	grep -q '^PATH=' <<<"$ex"
 	# ai-search: its keys, no model key
@@ -532,11 +534,16 @@ ai-loop: try 'ai-loop --help' for more information" ]
 	grep -q '^GOOGLE_CSE_CX=loop-cx$' <<<"$se"
 	grep -q '^BRAVE_API_KEY=brave-key$' <<<"$se"
 	grep -q "^AICLI_CONFIG=$AICLI_CONFIG\$" <<<"$se"
-	! grep -E '^(OPENAI_API_KEY|ANTHROPIC_API_KEY|OPENAI_BASE_URL|GITHUB_TOKEN|AWS_SECRET_ACCESS_KEY)=' <<<"$se"
+	! grep -E '^(OPENAI_API_KEY|ANTHROPIC_API_KEY|OPENAI_BASE_URL|GITHUB_TOKEN|AWS_SECRET_ACCESS_KEY|DEEPSEEK_API_KEY|GEMINI_API_KEY|WORK_LLM_KEY)=' <<<"$se"
 	# ai-ask: the model's keys, no search key
 	grep -q '^OPENAI_API_KEY=sk-loop-test-0123456789abcdef$' <<<"$as"
 	grep -q '^ANTHROPIC_API_KEY=' <<<"$as"
 	grep -q "^OPENAI_BASE_URL=$MOCK_URL/v1\$" <<<"$as"
+	# every profile's own key and base URL, and a key variable the configuration names
+	grep -q '^DEEPSEEK_API_KEY=sk-ds-loop$' <<<"$as"
+	grep -q '^DEEPSEEK_BASE_URL=http://127.0.0.1:9$' <<<"$as"
+	grep -q '^GEMINI_API_KEY=gm-loop$' <<<"$as"
+	grep -q '^WORK_LLM_KEY=wk-loop$' <<<"$as"
 	! grep -E '^(GOOGLE_API_KEY|GOOGLE_CSE_CX|BRAVE_API_KEY|AICLI_SEARCH_BASE_URL|GITHUB_TOKEN|AWS_SECRET_ACCESS_KEY)=' <<<"$as"
 }
 

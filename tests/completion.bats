@@ -94,10 +94,11 @@ missing() { comm -23 <(printf '%s\n' "$1" | sort -u) <(printf '%s\n' "$2" | sort
 }
 
 @test "a value with choices completes to them, in each shell" {
-	want=$'anthropic\nollama\nopenai\nopenai-chat'
+	want=$(printf '%s\n' openai openai-chat anthropic gemini ollama deepseek qwen glm kimi doubao \
+		stepfun yi baichuan minimax groq openrouter together mistral xai | sort)
 	[ "$(bash_complete ai-ask --provider '')" = "$want" ]
 	[ "$(bash_complete ai-ask --provider = '')" = "$want" ]
-	[ "$(bash_complete ai-ask --provider op)" = $'openai\nopenai-chat' ]
+	[ "$(bash_complete ai-ask --provider op)" = $'openai\nopenai-chat\nopenrouter' ]
 	[ "$(zsh_complete ai-ask --provider '')" = "$want" ]
 	[ "$(fish_complete ai-ask --provider '')" = "$want" ]
 	want=$'brave\nexa\ngoogle_cse\nsearxng\ntavily'

@@ -125,6 +125,7 @@ EOF
 @test "POST .../models/M:generateContent and :streamGenerateContent serve the recorded Gemini JSON" {
 	expect_fixture POST '/v1beta/models/gemini-2.5-pro:generateContent' '{}' 200 application/json gemini/generate_content_text.json
 	expect_fixture POST '/v1beta/models/gemini-flash-latest:streamGenerateContent' '{}' 200 application/json gemini/stream_generate_content_text.json
+	expect_fixture POST '/v1beta/models/gemini-flash-latest:streamGenerateContent?alt=sse' '{}' 200 text/event-stream gemini/stream_generate_content_text_sse.sse
 }
 
 @test "GET /customsearch/v1 serves the recorded Google Custom Search response" {

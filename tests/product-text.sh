@@ -12,7 +12,7 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 
 # "seed 004", "seeds/", "issue 16", "issue #16", "§10.4", the design notes by name
-pattern='[Ss]eeds?[ -]?0*[0-9]|seeds/|(^|[^A-Za-z])issue ?#?[0-9]|§|DESIGN\.md|LIBNOTES|STYLE\.md|[Dd]esign doc'
+pattern='(^|[^A-Za-z-])[Ss]eeds? ?0*[0-9]|seeds/|(^|[^A-Za-z])issue ?#?[0-9]|§|DESIGN\.md|LIBNOTES|STYLE\.md|[Dd]esign doc'
 
 files=$(ls -d man README.md NEWS Makefile examples debian lib ai-* 2>/dev/null)
 found=0

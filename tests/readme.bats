@@ -35,6 +35,8 @@ examples() {
 {"openai_api_key": "sk-readme-test-0123456789abcdef", "openai_base_url": "$MOCK_URL/v1",
  "anthropic_api_key": "sk-ant-readme-0123456789abcdef", "anthropic_base_url": "$MOCK_URL",
  "ollama_host": "$MOCK_URL", "search_base_url": "$MOCK_URL",
+ "gemini_api_key": "gm-readme-0123456789abcdef", "gemini_base_url": "$MOCK_URL",
+ "deepseek_api_key": "sk-ds-readme-0123456789", "deepseek_base_url": "$MOCK_URL",
  "google_api_key": "AIza-readme-test-key", "google_cse_cx": "readme-cx",
  "brave_api_key": "brave-readme-key", "tavily_api_key": "tvly-readme-key", "exa_api_key": "exa-readme-key",
  "searxng_url": "$MOCK_URL"}

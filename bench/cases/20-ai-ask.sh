@@ -25,3 +25,14 @@ bench_case "ai-ask --json: one prompt, whole" "<= 1.5x curl, RSS <= curl" -- \
 	"$MOCK_URL/v1/chat/completions"
 
 unset AICLI_CONFIG OPENAI_BASE_URL OPENAI_API_KEY
+
+# Gemini: the same prompt streamed over SSE, next to curl making the same request.
+export AICLI_CONFIG="$TMP/ask-config.json" GEMINI_BASE_URL="$MOCK_URL" \
+	GEMINI_API_KEY="gm-bench-0123456789abcdef"
+bench_case "ai-ask gemini: one prompt, streamed" "<= 1.5x curl, RSS <= curl" -- \
+	"$ROOT/bin/ai-ask" -n --provider gemini "hi" -- \
+	"curl -N, same request" curl -sN -H "x-goog-api-key: $GEMINI_API_KEY" \
+	-H "Content-Type: application/json" \
+	-d '{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}' \
+	"$MOCK_URL/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+unset AICLI_CONFIG GEMINI_BASE_URL GEMINI_API_KEY

@@ -17,7 +17,8 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct provider *const providers[] = {
-		&provider_openai, &provider_chat, &provider_anthropic, &provider_ollama
+		&provider_openai, &provider_chat, &provider_anthropic, &provider_ollama,
+		&provider_gemini
 	};
 	struct ai_err e = AI_ERR_INIT;
 	struct conv c;
@@ -29,7 +30,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    conv_check(&c, &e) == 0) {
 		memset(&k, 0, sizeof(k));
 		k.model = "m";
-		for (i = 0; i < 4; i++) {
+		for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
 			cJSON *b = providers[i]->body(&k, &c), *again;
 			char *s = ai_json_print(b);
 

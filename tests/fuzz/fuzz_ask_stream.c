@@ -1,6 +1,6 @@
 /*
- * libFuzzer target: ai-ask's answer readers (ai-ask/answer.c and the four
- * adapters).  The first byte picks the provider, the framing (SSE, NDJSON,
+ * libFuzzer target: ai-ask's answer readers (ai-ask/answer.c and the five
+ * adapters).  The first byte picks the provider (bit 5: Gemini), the framing (SSE, NDJSON,
  * a whole JSON body), --schema, and a split point; the rest is the body.
  * Fed whole and fed in two pieces, it must give the same answer: same
  * status, same text, same calls.
@@ -37,7 +37,7 @@ feed(unsigned sel, const char *p, size_t n, size_t cut, struct result *res)
 	size_t i;
 
 	memset(&k, 0, sizeof(k));
-	k.p = providers[sel & 3];
+	k.p = (sel & 32) ? &provider_gemini : providers[sel & 3];
 	k.model = "m";
 	k.stream = 1;
 	k.schema = (sel & 16) ? schema : NULL;
@@ -63,6 +63,8 @@ feed(unsigned sel, const char *p, size_t n, size_t cut, struct result *res)
 		ai_buf_adds(&res->out, args);
 		free(args);
 	}
+	for (i = 0; i < a.nthoughts; i++)
+		ai_buf_add(&res->out, a.thoughts[i].text.buf, a.thoughts[i].text.len);
 	ai_buf_addf(&res->out, "|%d|%d|%llu", a.stop, a.done, (unsigned long long)a.output);
 	stream_free(s);
 	answer_free(&a);

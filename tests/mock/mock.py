@@ -104,8 +104,7 @@ def _gemini(req):
     if req["path"].endswith(":generateContent"):
         return 200, None, "gemini/generate_content_text.json"
     if "sse" in req["query"].get("alt", []):
-        return 404, "application/json", error_json(
-            "mock: no recorded capture for Gemini streamGenerateContent?alt=sse; script a response")
+        return 200, None, "gemini/stream_generate_content_text_sse.sse"
     return 200, None, "gemini/stream_generate_content_text.json"
 
 
