@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -25,6 +26,7 @@
 #include "json.h"
 #include "msg.h"
 #include "record.h"
+#include "sig.h"
 #include "text.h"
 #include "url.h"
 #include "util.h"
@@ -143,10 +145,14 @@ static int
 open_transcript(struct run *r, const char *path, struct ai_err *e)
 {
 	struct stat st;
+	char what[PATH_MAX + 16];
 
 	r->tx_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
-	if (r->tx_fd >= 0)
+	if (r->tx_fd >= 0) {
+		/* nothing is in it yet: a signal does not leave it behind */
 		r->tx_created = 1;
+		ai_sig_remove_on_signal(path);
+	}
 	else if (errno == EEXIST)
 		r->tx_fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (r->tx_fd < 0)
@@ -157,7 +163,9 @@ open_transcript(struct run *r, const char *path, struct ai_err *e)
 	if (flock(r->tx_fd, LOCK_EX | LOCK_NB) < 0)
 		return ai_err_set(e, AI_EXIT_TEMPFAIL, "transcript '%s' is in use by another process",
 		    path);
-	if (ai_read_fd(r->tx_fd, &r->tx, path, e) < 0)
+	snprintf(what, sizeof(what), "transcript '%s'", path);
+	if (ai_read_fd(r->tx_fd, &r->tx, path, e) < 0 ||
+	    ai_text_check(r->tx.buf, r->tx.len, what, 0, e) < 0)
 		return -1;
 	if (!ai_line_is_blank(r->tx.buf, r->tx.len) && !ai_input_is_records(r->tx.buf, r->tx.len))
 		return ai_err_set(e, AI_EXIT_DATAERR, "transcript '%s' does not hold records", path);
@@ -174,6 +182,7 @@ close_transcript(struct run *r)
 
 		if (fstat(r->tx_fd, &st) == 0 && st.st_size == 0)
 			unlink(r->o->continue_file);
+		ai_sig_keep(r->o->continue_file);
 	}
 	close(r->tx_fd);
 	r->tx_fd = -1;
@@ -215,20 +224,32 @@ append_transcript(struct run *r, const cJSON *answer_recs, struct ai_err *e)
 	if (lseek(r->tx_fd, 0, SEEK_END) < 0 || ai_write_all(r->tx_fd, b.buf, b.len) < 0)
 		rc = ai_err_set(e, AI_EXIT_IOERR, "cannot append to transcript '%s': %s",
 		    r->o->continue_file, strerror(errno));
+	else
+		ai_sig_keep(r->o->continue_file);
 	ai_buf_release(&b);
 	return rc;
 }
 
 /* ---- input ---- */
 
+/*
+ * Standard input: records, in which an error record stops the run before
+ * anything costs (aicli(7)), or text, which must be text (text.h).
+ */
 static int
 read_stdin(struct run *r, struct ai_err *e)
 {
+	const char *line;
+	size_t len;
+
 	if (r->o->no_stdin || isatty(0) || fcntl(0, F_GETFD) < 0)
 		return 0;
-	if (ai_read_fd(0, &r->in, "standard input", e) < 0)
+	if (ai_read_fd(0, &r->in, "standard input", e) < 0 ||
+	    ai_text_check(r->in.buf, r->in.len, "standard input", 0, e) < 0)
 		return -1;
 	r->in_records = ai_input_is_records(r->in.buf, r->in.len);
+	if (r->in_records && ai_records_upstream(r->in.buf, r->in.len, &line, &len, e))
+		return ai_error_pass(line, len, r->o->json, e);
 	return 0;
 }
 
@@ -241,7 +262,11 @@ build_conv(struct run *r, struct ai_err *e)
 	if (o->system_file != NULL) {
 		struct ai_buf b = AI_BUF_INIT(ASK_MAX_FILE);
 
-		if (ai_read_file(o->system_file, &b, ASK_MAX_FILE, e) < 0) {
+		char what[PATH_MAX + 16];
+
+		snprintf(what, sizeof(what), "'%s'", o->system_file);
+		if (ai_read_file(o->system_file, &b, ASK_MAX_FILE, e) < 0 ||
+		    ai_text_check(b.buf, b.len, what, 0, e) < 0) {
 			ai_buf_release(&b);
 			return -1;
 		}
@@ -271,13 +296,6 @@ build_conv(struct run *r, struct ai_err *e)
 			if (b.len > 0)
 				ai_buf_adds(&b, "\n\n");
 			ai_buf_adds(&b, o->prompt);
-		}
-		if (b.len > 0 && !ai_utf8_valid(b.buf, b.len)) {
-			struct ai_buf fixed = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-			ai_utf8_fix(&fixed, b.buf, b.len);
-			ai_buf_release(&b);
-			b = fixed;
 		}
 		if (b.len > 0)
 			r->user_text = ai_buf_detach(&b, NULL);
@@ -656,6 +674,10 @@ prepare(struct run *r, struct ai_err *e)
 	if (o->schema_file != NULL &&
 	    (read_json_file(o->schema_file, "schema file", &r->schema, e) < 0 ||
 	    check_schema(o->schema_file, r->schema, e) < 0))
+		return -1;
+	if ((o->prompt != NULL && ai_text_check(o->prompt, strlen(o->prompt), "the prompt", 0, e) < 0) ||
+	    (o->system != NULL && ai_text_check(o->system, strlen(o->system), "the system prompt (-s)",
+	    0, e) < 0))
 		return -1;
 	o->k.tools = r->tools;
 	o->k.schema = r->schema;

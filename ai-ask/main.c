@@ -248,7 +248,7 @@ run(int argc, char **argv, struct ai_err *e)
 		rc = resolve(&o, &cfg, &f, &url, e);
 	if (rc == 0)
 		rc = ask_run(&o, e);
-	if (rc != 0 && o.json && e->code != AI_EXIT_PIPE && e->msg[0]) {
+	if (rc != 0 && o.json && e->code != AI_EXIT_PIPE && e->msg[0] && !e->passed) {
 		struct ai_err we = AI_ERR_INIT;
 		cJSON *r = ai_record_error("ai-ask", e);
 

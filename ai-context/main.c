@@ -18,8 +18,10 @@
 #include "num.h"
 #include "opt.h"
 #include "proc.h"
+#include "record.h"
 #include "redact.h"
 #include "summarize.h"
+#include "text.h"
 #include "transcript.h"
 #include "util.h"
 #include "banned.h"
@@ -158,13 +160,23 @@ run(int argc, char **argv, struct ai_err *e)
 		return AI_EXIT_USAGE;
 	}
 	memset(&s, 0, sizeof(s));
-	if (setup(&s, timeout, no_summarize, budget, &ask, e) < 0)
-		return -1;
+	rc = setup(&s, timeout, no_summarize, budget, &ask, e);
 	s.model = model;
 	s.provider = provider;
 	s.explicit_model = model != NULL || provider != NULL;
 	s.verbose = verbose;
-	rc = ai_read_fd(0, &in, "standard input", e);
+	if (rc == 0)
+		rc = ai_read_fd(0, &in, "standard input", e);
+	if (rc == 0)
+		rc = ai_text_check(in.buf, in.len, "standard input", 0, e);
+	if (rc == 0) {
+		const char *line;
+		size_t len;
+
+		/* an earlier tool failed: it is passed on, nothing is summarised */
+		if (ai_records_upstream(in.buf, in.len, &line, &len, e))
+			rc = ai_error_pass(line, len, 1, e);
+	}
 	if (rc == 0)
 		rc = ac_transcript_read(&t, in.buf, in.len, e);
 	if (rc == 0) {
@@ -192,6 +204,14 @@ run(int argc, char **argv, struct ai_err *e)
 		    (unsigned long long)res.tokens_after, (unsigned long long)budget,
 		    (unsigned long long)keep);
 		rc = AI_EXIT_LIMIT;
+	}
+	if (rc < 0 && e->code != AI_EXIT_PIPE && e->code != AI_EXIT_USAGE && !e->passed) {
+		/* the next tool in the pipe learns of the failure too */
+		struct ai_err we = AI_ERR_INIT;
+		cJSON *r = ai_record_error("ai-context", e);
+
+		ai_record_write(stdout, r, &we);
+		cJSON_Delete(r);
 	}
 	ac_result_free(&res);
 	ac_transcript_free(&t);

@@ -1,7 +1,6 @@
 /* summarize.c: the summary made by a model, through ai-ask. */
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "proc.h"
 #include "record.h"
 #include "redact.h"
+#include "sig.h"
 #include "text.h"
 #include "util.h"
 #include "banned.h"
@@ -263,17 +263,8 @@ ac_parse_answer(const char *text, size_t n, struct ai_err *e)
 	return sum;
 }
 
-/* The schema file lives only while ai-ask runs; a signal must not leave it behind. */
+/* The schema file lives only while ai-ask runs; a signal must not leave it behind (sig.h). */
 static char schema_path[PATH_MAX];
-
-static void
-on_signal(int sig)
-{
-	if (schema_path[0])
-		unlink(schema_path);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
 
 static int
 write_schema(struct ai_err *e)
@@ -288,7 +279,9 @@ write_schema(struct ai_err *e)
 		schema_path[0] = '\0';
 		return ai_err_set(e, AI_EXIT_OSERR, "TMPDIR is too long");
 	}
-	if ((fd = mkstemp(schema_path)) < 0) {
+	if ((fd = mkstemp(schema_path)) >= 0)
+		ai_sig_remove_on_signal(schema_path);
+	if (fd < 0) {
 		ai_err_set(e, AI_EXIT_OSERR, "cannot create a file in '%s': %s", dir, strerror(errno));
 		schema_path[0] = '\0';
 		return -1;
@@ -297,6 +290,7 @@ write_schema(struct ai_err *e)
 		ai_err_set(e, AI_EXIT_OSERR, "cannot write '%s': %s", schema_path, strerror(errno));
 		close(fd);
 		unlink(schema_path);
+		ai_sig_keep(schema_path);
 		schema_path[0] = '\0';
 		return -1;
 	}
@@ -322,7 +316,7 @@ child_code(int code)
 	case AI_EXIT_FAIL: case AI_EXIT_FORMAT: case AI_EXIT_DATAERR:
 	case AI_EXIT_NOINPUT: case AI_EXIT_UNAVAILABLE: case AI_EXIT_OSERR: case AI_EXIT_IOERR:
 	case AI_EXIT_TEMPFAIL: case AI_EXIT_PROTOCOL: case AI_EXIT_POLICY: case AI_EXIT_CONFIG:
-	case AI_EXIT_INTERRUPT: case AI_EXIT_TERM:
+	case AI_EXIT_HANGUP: case AI_EXIT_INTERRUPT: case AI_EXIT_TERM:
 		return code;
 	default:
 		return AI_EXIT_SOFTWARE; /* 64 included: the command line was ours */
@@ -393,7 +387,6 @@ run_ask(struct ac_summarizer *s, const struct ai_buf *doc, struct ai_buf *out,
 {
 	static const char *const env_unset[] = { "BRAVE_API_KEY", "TAVILY_API_KEY", "GOOGLE_CSE_CX",
 		NULL };
-	struct sigaction sa, old_int, old_term, old_hup;
 	struct ai_child c;
 	const char *argv[16];
 	char timeout_env[64];
@@ -431,25 +424,19 @@ run_ask(struct ac_summarizer *s, const struct ai_buf *doc, struct ai_buf *out,
 	c.in = AI_FD_PIPE;
 	c.out = AI_FD_PIPE;
 	c.err = s->verbose ? AI_FD_INHERIT : AI_FD_PIPE;
+	/* its own group: a signal that ends ai-context kills it first (sig.h) */
+	c.new_pgroup = 1;
 	c.die_with_parent = 1;
 	if (s->verbose)
 		ai_error("summarising with '%s' --json --schema '%s'%s%s%s%s: %zu bytes on its stdin",
 		    s->program, schema_path, s->model ? " -m " : "", s->model ? s->model : "",
 		    s->provider ? " --provider " : "", s->provider ? s->provider : "", doc->len);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
 	/* ai-ask keeps to AICLI_TIMEOUT itself; the margin only catches one that hangs */
 	rc = ai_child_run(&c, doc->buf, doc->len, out, s->verbose ? NULL : err,
 	    (int64_t)((s->timeout_s + 10) * 1000), e);
 	unlink(schema_path);
+	ai_sig_keep(schema_path);
 	schema_path[0] = '\0';
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
 	*code = rc < 0 ? -1 : ai_child_exit_code(&c);
 	return rc;
 }

@@ -163,6 +163,17 @@ open_continue(struct loop *L, struct ai_buf *hist, struct ai_err *e)
 		ai_buf_release(&raw);
 		return -1;
 	}
+	{
+		struct ai_buf what = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_buf_addf(&what, "transcript '%s'", path);
+		rc = ai_text_check(raw.buf, raw.len, what.buf, 0, e);
+		ai_buf_release(&what);
+		if (rc < 0) {
+			ai_buf_release(&raw);
+			return -1;
+		}
+	}
 	rc = conv_check_records(raw.buf, raw.len, path, hist, e);
 	/* a last line without its LF: what is appended starts on a line of its own */
 	L->cont_lf = raw.len > 0 && raw.buf[raw.len - 1] != '\n';
@@ -210,12 +221,25 @@ read_input(struct loop *L, struct ai_err *e)
 	int rc = 0;
 
 	if (!L->o->no_stdin && !isatty(0) && fcntl(0, F_GETFD) >= 0 &&
-	    ai_read_fd(0, &in, "standard input", e) < 0)
+	    (ai_read_fd(0, &in, "standard input", e) < 0 ||
+	    ai_text_check(in.buf, in.len, "standard input", 0, e) < 0))
+		rc = -1;
+	if (rc == 0 && task != NULL && ai_text_check(task, strlen(task), "the task", 0, e) < 0)
+		rc = -1;
+	if (rc == 0 && L->o->system != NULL &&
+	    ai_text_check(L->o->system, strlen(L->o->system), "the system prompt (-s)", 0, e) < 0)
 		rc = -1;
 	if (rc == 0 && ai_input_is_records(in.buf, in.len)) {
 		struct ai_buf recs = AI_BUF_INIT(AI_BUF_NOLIMIT);
-		const char *p, *end;
+		const char *p, *end, *line;
+		size_t len;
 
+		/* an earlier tool failed: passed on, and no model is called */
+		if (ai_records_upstream(in.buf, in.len, &line, &len, e)) {
+			ai_error_pass(line, len, L->o->json, e);
+			ai_buf_release(&in);
+			return -1;
+		}
 		rc = conv_check_records(in.buf, in.len, "standard input", &recs, e);
 		for (p = recs.buf, end = recs.buf + recs.len; rc == 0 && p < end;) {
 			const char *lf = memchr(p, '\n', (size_t)(end - p));
@@ -239,14 +263,10 @@ read_input(struct loop *L, struct ai_err *e)
 		ai_buf_adds(&text, task);
 	}
 	if (rc == 0 && text.len > 0) {
-		struct ai_buf fixed = AI_BUF_INIT(AI_BUF_NOLIMIT);
-		cJSON *m;
+		cJSON *m = ai_record_message("user", text.buf);
 
-		ai_utf8_fix(&fixed, text.buf, text.len);
-		m = ai_record_message("user", fixed.buf);
 		rc = loop_emit_rec(L, m, TO_ALL, e);
 		cJSON_Delete(m);
-		ai_buf_release(&fixed);
 	}
 	if (rc == 0 && L->conv.n == before)
 		rc = ai_err_set(e, AI_EXIT_USAGE,
@@ -883,7 +903,8 @@ conclude(struct loop *L, int code, struct ai_err *e)
 
 	if (answer && print_answer(L, &we) < 0)
 		goto failed;
-	if (L->o->json && code != 0 && code != AI_EXIT_INTERRUPT && code != AI_EXIT_TERM) {
+	if (L->o->json && code != 0 && code != AI_EXIT_INTERRUPT && code != AI_EXIT_TERM &&
+	    code != AI_EXIT_HANGUP && !e->passed) {
 		int rc;
 
 		if (L->ask_err_line != NULL) {
@@ -928,7 +949,7 @@ loop_run(struct loop *L, struct ai_err *e)
 	if (rc == 0)
 		rc = steps(L, e);
 	code = rc == 0 ? 0 : e->code ? e->code : AI_EXIT_SOFTWARE;
-	if (code == AI_EXIT_INTERRUPT || code == AI_EXIT_TERM)
+	if (code == AI_EXIT_INTERRUPT || code == AI_EXIT_TERM || code == AI_EXIT_HANGUP)
 		L->stop = STOP_INTERRUPTED;
 	else if (code != 0 && L->stop == STOP_NONE)
 		L->stop = STOP_ERROR;

@@ -491,11 +491,13 @@ ai-ask: try 'ai-ask --help' for more information" ]
 	[ "$(mock_count)" -eq 0 ]
 }
 
-@test "bytes that are not UTF-8 in plain input are replaced, not sent raw" {
+@test "bytes that are not UTF-8 in plain input are refused with their offset, never replaced; nothing is sent" {
 	printf 'caf\xe9\n' > "$T/in.txt"
 	run --separate-stderr ai-ask < "$T/in.txt"
-	[ "$status" -eq 0 ]
-	body 1 | jq -e '.input[0].content == "caf\ufffd"'
+	[ "$status" -eq 65 ]
+	[ "$stderr" = "ai-ask: standard input is not UTF-8 text: byte 0xe9 at offset 3 (line 1); convert it to UTF-8 first (iconv)" ]
+	[ -z "$output" ]
+	[ "$(mock_count)" -eq 0 ]
 }
 
 @test "search_result records become numbered sources with title, URL, date and snippet" {

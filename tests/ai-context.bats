@@ -20,6 +20,16 @@ setup() {
 	mkdir -p "$W/empty"
 }
 
+# A failed run writes one record, the error, and nothing else: its status,
+# and the message its last line on stderr gives (so that the next tool in a
+# pipe stops too).
+only_error() {
+	local last="${stderr##*$'\n'}"
+	[ "${#lines[@]}" -eq 1 ] || { echo "stdout: $output"; return 1; }
+	jq -e --argjson s "$1" --arg m "${last#ai-context: }" \
+		'.type == "error" and .tool == "ai-context" and .exit == $s and .message == $m' <<<"$output"
+}
+
 # The estimate ai-context makes, computed independently.
 tokens() { python3 "$TR" tokens "$1"; }
 
@@ -222,7 +232,7 @@ turns() {
 
 # ---- what is always kept --------------------------------------------------------
 
-@test "system messages, unknown record types and error records pass through unchanged, in order" {
+@test "system messages, unknown record types and result records pass through unchanged, in order" {
 	{
 		jq -nc '{type:"message",role:"system",content:"rule one"}'
 		for i in $(seq 1 30); do
@@ -231,13 +241,13 @@ turns() {
 			if [ $((i % 10)) -eq 0 ]; then
 				jq -nc --argjson i "$i" '{type:"message",role:"system",content:"rule \($i)"}'
 				jq -nc --argjson i "$i" '{type:"x_future",payload:{n:$i,deep:[1,{"a":"b"}]}}'
-				jq -nc '{type:"error",tool:"ai-exec",code:"temporary",exit:75,message:"slow",retryable:true}'
+				jq -nc '{type:"result",status:"ok",stop_reason:"answer",steps:1,calls:1}'
 			fi
 		done
 	} > "$W/in"
 	ai-context --no-summarize --budget 500 --keep 2 < "$W/in" > "$W/out"
-	diff <(grep -E '"role":"system"|"type":"(x_future|error)"' "$W/in") \
-		<(grep -E '"role":"system"|"type":"(x_future|error)"' "$W/out")
+	diff <(grep -E '"role":"system"|"type":"(x_future|result)"' "$W/in") \
+		<(grep -E '"role":"system"|"type":"(x_future|result)"' "$W/out")
 	python3 "$TR" check "$W/in" "$W/out" --budget 500 --keep 2
 }
 
@@ -348,11 +358,11 @@ turns() {
 	[[ "$output" == *'"content":"6 earlier records were dropped to fit the token budget."'* ]]
 }
 
-@test "-m with no ai-ask to run is an error: exit 69, nothing written" {
+@test "-m with no ai-ask to run is an error: exit 69, only the error record written" {
 	base_transcript "$W/in"
 	AICLI_LIBEXEC="$W/empty" run --separate-stderr ai-context -m gpt-4.1 --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 69 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ "$stderr" = "ai-context: cannot summarise: 'ai-ask' not found (looked in \$AICLI_LIBEXEC)" ]
 }
 
@@ -435,13 +445,13 @@ turns() {
 
 # ---- bad input, bad command lines, output errors ------------------------------------------
 
-@test "a malformed line: exit 65, the line named, nothing on stdout" {
+@test "a malformed line: exit 65, the line named, only the error record on stdout" {
 	base_transcript "$W/good"
 	while IFS='|' read -r bad want; do
 		{ head -3 "$W/good"; printf '%s\n' "$bad"; tail -2 "$W/good"; } > "$W/in"
 		run --separate-stderr ai-context --no-summarize --budget 100 < "$W/in"
 		[ "$status" -eq 65 ] || { echo "$bad: exit $status"; false; }
-		[ -z "$output" ]
+		only_error "$status"
 		[[ "$stderr" == "ai-context: line 4: $want"* ]] || { echo "$bad: $stderr"; false; }
 	done <<'EOF'
 {"type":"message","role":"user","content":"x"|column 46: unexpected end of input
@@ -460,14 +470,14 @@ EOF
 	{ printf '{"type":"message","role":"user","content":"ok"}\n'; printf '{"type":"message","role":"user","content":"\xff"}\n'; } > "$W/in"
 	run --separate-stderr ai-context --budget 100 < "$W/in"
 	[ "$status" -eq 65 ]
-	[ -z "$output" ]
-	[[ "$stderr" == "ai-context: line 2: "* ]]
+	only_error "$status"
+	[ "$stderr" = "ai-context: standard input is not UTF-8 text: byte 0xff at offset 91 (line 2); convert it to UTF-8 first (iconv)" ]
 }
 
 @test "plain text is not a transcript: exit 65 naming line 1" {
 	run --separate-stderr ai-context < "$BATS_TEST_DIRNAME/readme/notes.md"
 	[ "$status" -eq 65 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "$stderr" == "ai-context: line 1: "* ]]
 }
 
@@ -476,7 +486,7 @@ EOF
 	  printf '{"type":"message","role":"user","content":"'; head -c 17000000 /dev/zero | tr '\0' a; echo '"}'; } > "$W/in"
 	run --separate-stderr ai-context < "$W/in"
 	[ "$status" -eq 65 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ "$stderr" = "ai-context: line 2 is longer than the limit of 16777216 bytes" ]
 }
 
@@ -498,11 +508,11 @@ chat.ndjson|unexpected argument 'chat.ndjson'
 EOF
 }
 
-@test "a bad setting is a configuration error: exit 78, nothing on stdout" {
+@test "a bad setting is a configuration error: exit 78, only the error record on stdout" {
 	base_transcript "$W/in"
 	AICLI_TIMEOUT=soon run --separate-stderr ai-context --budget 100 < "$W/in"
 	[ "$status" -eq 78 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ "$stderr" = "ai-context: \$AICLI_TIMEOUT: 'soon' is not a number of seconds from 0.001 to 86400" ]
 	printf '{"timeout": "0"}\n' > "$W/config.json"
 	AICLI_CONFIG="$W/config.json" run --separate-stderr ai-context --budget 100 < "$W/in"
@@ -511,7 +521,7 @@ EOF
 	printf '{"nonsense": 1}\n' > "$W/config.json"
 	AICLI_CONFIG="$W/config.json" run --separate-stderr ai-context --budget 100 < "$W/in"
 	[ "$status" -eq 78 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "$stderr" == *"unknown key 'nonsense'"* ]]
 	# the config file's "libexec" is named when ai-ask is not there
 	printf '{"libexec": "%s"}\n' "$W/empty" > "$W/config.json"
@@ -692,34 +702,34 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	cmp "$W/out" "$W/out2"
 }
 
-@test "summary: a failing model: its message, its exit status, nothing written" {
+@test "summary: a failing model: its message, its exit status, only the error record written" {
 	base_transcript "$W/in"
 	model_env
 	mock_script '{"routes":{"POST /v1/responses":[{"status":500,"json":{"error":{"message":"boom"}}}]}}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 69 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "${stderr_lines[0]}" == "ai-ask: "*"boom"* ]]
 	[ "${stderr_lines[-1]}" = "ai-context: cannot summarise: 'ai-ask' failed (exit status 69)" ]
 	# a request the provider rejects
 	mock_script '{"routes":{"POST /v1/responses":[{"status":400,"json":{"error":{"message":"bad request"}}}]}}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 65 ]
-	[ -z "$output" ]
+	only_error "$status"
 }
 
-@test "summary: an answer that is not JSON, or not a summary: exit 4, nothing written" {
+@test "summary: an answer that is not JSON, or not a summary: exit 4, only the error record written" {
 	base_transcript "$W/in"
 	model_env
 	# the recorded answer is "pong"
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 4 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "$stderr" == *"ai-ask: "*"not a JSON object"* ]]
 	answer_with '{"summary":"wrong shape"}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 4 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ "$stderr" = "ai-context: the summary from 'ai-ask' is not in the requested format: 'content' is not a string" ]
 	answer_with '{"content":"ok","key_facts":"one fact","open_tasks":[]}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
@@ -727,7 +737,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	[[ "$stderr" == *"'key_facts' is not an array of strings" ]]
 }
 
-@test "summary: an answer cut at the maximum length is no summary: exit 76, nothing written" {
+@test "summary: an answer cut at the maximum length is no summary: exit 76, only the error record written" {
 	base_transcript "$W/in"
 	model_env
 	jq --arg t '{"content":"cut sh' '.choices[0].message.content = $t | .choices[0].finish_reason = "length"' \
@@ -735,7 +745,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	mock_script "{\"routes\":{\"POST /v1/chat/completions\":[{\"file\":\"$W/chat.json\"}]}}"
 	run --separate-stderr ai-context --provider openai-chat --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 76 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "${stderr_lines[0]}" == "ai-ask: the answer is incomplete: it reached the maximum length"* ]]
 }
 
@@ -749,22 +759,22 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	[ "$(mock_count)" -eq 0 ]
 }
 
-@test "summary: no API key with -m is an error: exit 78, nothing written" {
+@test "summary: no API key with -m is an error: exit 78, only the error record written" {
 	base_transcript "$W/in"
 	run --separate-stderr ai-context -m gpt-4.1 --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 78 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "${stderr_lines[0]}" == "ai-ask: no API key for openai: set OPENAI_API_KEY"* ]]
 	[ "${stderr_lines[-1]}" = "ai-context: cannot summarise: 'ai-ask' failed (exit status 78)" ]
 }
 
-@test "summary: a key the service refuses is an error, not a missing model: exit 78, nothing written" {
+@test "summary: a key the service refuses is an error, not a missing model: exit 78, only the error record written" {
 	base_transcript "$W/in"
 	model_env
 	mock_script '{"routes":{"POST /v1/responses":[{"status":401,"file":"openai/responses_error_401_invalid_api_key.json"}]}}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 78 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ "$(mock_count)" -eq 1 ]
 	[[ "$stderr" != *sk-test-0123456789abcdefghij* ]]
 }
@@ -776,7 +786,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	start=$(date +%s)
 	run --separate-stderr ai-context --timeout 1 --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 75 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ $(( $(date +%s) - start )) -lt 6 ]
 }
 
