@@ -37,11 +37,30 @@ answer_free(struct answer *a)
 		cJSON_Delete(a->calls[i].obj);
 	}
 	free(a->calls);
-	free(a->blocks);
 	ai_buf_release(&a->text);
 	a->calls = NULL;
+	a->ncalls = 0;
+	answer_next(a);
+}
+
+void
+answer_next(struct answer *a)
+{
+	size_t i;
+
+	for (i = 0; a->partial != NULL && i < a->nblocks; i++)
+		ai_buf_release(&a->partial[i]);
+	free(a->partial);
+	free(a->blocks);
+	cJSON_Delete(a->raw);
+	a->partial = NULL;
 	a->blocks = NULL;
-	a->ncalls = a->nblocks = 0;
+	a->raw = NULL;
+	a->nblocks = 0;
+	a->done = 0;
+	a->stop = STOP_NONE;
+	a->stop_word[0] = '\0';
+	a->instream_error = 0;
 }
 
 int
@@ -54,6 +73,23 @@ answer_text(struct answer *a, const char *p, size_t n, struct ai_err *e)
 		return 0;
 	a->emitted += n;
 	return a->on_text(a->ctx, p, n, e);
+}
+
+int
+answer_refusal(struct answer *a, const char *p, size_t n, struct ai_err *e)
+{
+	if (n == 0)
+		return 0;
+	answer_refuse(a, NULL);
+	return answer_text(a, p, n, e);
+}
+
+void
+answer_refuse(struct answer *a, const char *why)
+{
+	a->refused = 1;
+	if (why != NULL)
+		snprintf(a->stop_word, sizeof(a->stop_word), "%s", why);
 }
 
 struct call *
@@ -86,6 +122,14 @@ int
 answer_finish(struct answer *a, struct ai_err *e)
 {
 	size_t i;
+
+	/* refusal text makes a refusal of whatever end the provider reported */
+	if (a->refused && a->stop != STOP_FILTER && a->stop != STOP_PAUSE) {
+		a->stop = STOP_REFUSAL;
+		if (a->stop_word[0] == '\0' || strcmp(a->stop_word, "completed") == 0 ||
+		    strcmp(a->stop_word, "stop") == 0 || strcmp(a->stop_word, "end_turn") == 0)
+			snprintf(a->stop_word, sizeof(a->stop_word), "refusal");
+	}
 
 	for (i = 0; i < a->ncalls; i++) {
 		struct call *c = &a->calls[i];

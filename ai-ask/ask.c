@@ -47,7 +47,9 @@ struct run {
 	struct ai_sanitizer z;
 	char last;                 /* the last byte of text written to stdout */
 	size_t written;
-	size_t body_len;
+	size_t body_len;           /* of every request made */
+	uint64_t pauses;           /* continuations of a paused turn */
+	uint64_t in_tok, cached_tok, out_tok; /* the usage of the requests before the last */
 	char service[300];
 };
 
@@ -378,7 +380,7 @@ usage_record(struct run *r, struct price *price, int *priced)
 	ai_json_addnum(u, "input_tokens", (double)in);
 	ai_json_addnum(u, "cached_tokens", (double)cached);
 	ai_json_addnum(u, "output_tokens", (double)out);
-	ai_json_addnum(u, "calls", 1);
+	ai_json_addnum(u, "calls", (double)(1 + r->pauses));
 	ai_json_addnum(u, "weighted_tokens", usage_weighted(in, cached, out));
 	*priced = price_find(r->o->prices, r->o->k.model, a->model, price);
 	if (*priced)
@@ -452,7 +454,7 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 	struct price price;
 	cJSON *rec, *usage;
 
-	if (a->stop == STOP_LENGTH)
+	if (a->stop == STOP_LENGTH || a->stop == STOP_PAUSE)
 		code = AI_EXIT_LIMIT;
 	else if (a->stop == STOP_FILTER || a->stop == STOP_REFUSAL)
 		code = AI_EXIT_FAIL;
@@ -467,7 +469,10 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 		rec = ai_record_new("message");
 		ai_json_addstr(rec, "role", "assistant");
 		ai_json_addstrn(rec, "content", text, tlen);
-		if (code == AI_EXIT_LIMIT || code == AI_EXIT_FAIL)
+		/* a refusal is marked as one; an answer cut short as truncated (a filter's, both) */
+		if (code == AI_EXIT_FAIL)
+			ai_json_addbool(rec, "refusal", 1);
+		if (code == AI_EXIT_LIMIT || a->stop == STOP_FILTER)
 			ai_json_addbool(rec, "truncated", 1);
 		cJSON_AddItemToArray(out_recs, rec);
 	}
@@ -507,11 +512,19 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 		return -1;
 	if (tlen == 0 && a->ncalls == 0 && code == 0)
 		ai_warn("the answer from %s is empty", a->service);
+	if (code == AI_EXIT_LIMIT && a->stop == STOP_PAUSE)
+		return ai_err_set(e, code, "the answer is incomplete: %s paused the turn %llu times "
+		    "(--max-pauses %llu)", a->service, (unsigned long long)o->max_pauses + 1,
+		    (unsigned long long)o->max_pauses);
 	if (code == AI_EXIT_LIMIT)
 		return ai_err_set(e, code, "the answer is incomplete: it reached the maximum length "
 		    "(%s said '%s'); raise --max-tokens", a->service, a->stop_word);
+	if (code == AI_EXIT_FAIL && a->stop == STOP_FILTER)
+		return ai_err_set(e, code, "%s stopped the answer: a refusal ('%s')", a->service,
+		    a->stop_word);
 	if (code == AI_EXIT_FAIL)
-		return ai_err_set(e, code, "%s stopped the answer ('%s')", a->service, a->stop_word);
+		return ai_err_set(e, code, "the model refused to answer (%s said '%s')", a->service,
+		    a->stop_word);
 	if (code == AI_EXIT_FORMAT)
 		return ai_err_set(e, code, "the answer is not a JSON object: wrote the fallback "
 		    "object {\"result\": ..., \"_fallback\": true} instead");
@@ -732,6 +745,33 @@ ask_run(struct opts *o, struct ai_err *e)
 		rc = request(&r, text, r.body_len, e);
 		if (rc == 0)
 			rc = answer_finish(&r.ans, e);
+		/* a paused turn goes on: its content back, the same request again, bounded */
+		while (rc == 0 && r.ans.stop == STOP_PAUSE && r.ans.raw != NULL &&
+		    r.pauses < o->max_pauses) {
+			r.pauses++;
+			if (o->verbose)
+				ai_error("%s paused the turn; continuing it (%llu of at most %llu)",
+				    r.service, (unsigned long long)r.pauses,
+				    (unsigned long long)o->max_pauses);
+			conv_add_raw(&r.conv, r.ans.raw);
+			r.ans.raw = NULL;
+			r.in_tok += r.ans.input;
+			r.cached_tok += r.ans.cached;
+			r.out_tok += r.ans.output;
+			r.ans.input = r.ans.cached = r.ans.output = 0;
+			answer_next(&r.ans);
+			cJSON_Delete(body);
+			free(text);
+			body = o->k.p->body(&o->k, &r.conv);
+			text = ai_json_print(body);
+			r.body_len += strlen(text);
+			rc = request(&r, text, strlen(text), e);
+			if (rc == 0)
+				rc = answer_finish(&r.ans, e);
+		}
+		r.ans.input += r.in_tok;
+		r.ans.cached += r.cached_tok;
+		r.ans.output += r.out_tok;
 		spinner_stop();
 		if (rc < 0)
 			end_line(&r);

@@ -25,7 +25,8 @@
 
 /* ---- the conversation (conv.c) ---- */
 
-enum { TURN_USER, TURN_ASSISTANT, TURN_CALL, TURN_RESULT };
+/* TURN_RAW: a paused turn's content as the provider gave it (args), sent back as it is. */
+enum { TURN_USER, TURN_ASSISTANT, TURN_CALL, TURN_RESULT, TURN_RAW };
 
 struct turn {
 	int kind;
@@ -49,6 +50,8 @@ void conv_init(struct conv *c);
 void conv_free(struct conv *c);
 void conv_add_system(struct conv *c, const char *text, size_t n);
 void conv_add_user(struct conv *c, const char *text, size_t n);
+/* The content of a paused turn (takes raw). */
+void conv_add_raw(struct conv *c, cJSON *raw);
 /* Add a record stream (NDJSON) read from src; errors name src and the line. */
 int conv_add_records(struct conv *c, const char *data, size_t len, const char *src,
     struct ai_err *e);
@@ -93,6 +96,7 @@ struct opts {
 	int64_t timeout_ms;
 	int64_t idle_ms;
 	int attempts;
+	uint64_t max_pauses;       /* a paused turn is continued at most this often */
 	const cJSON *prices;       /* the configuration's "prices", or NULL */
 };
 
@@ -101,7 +105,14 @@ int ask_run(struct opts *o, struct ai_err *e);
 
 /* ---- the answer (answer.c) ---- */
 
-enum { STOP_NONE, STOP_END, STOP_TOOLS, STOP_LENGTH, STOP_FILTER, STOP_REFUSAL };
+/*
+ * How an answer stopped.  STOP_REFUSAL: the model declined (a refusal part,
+ * Anthropic's stop_reason "refusal"); STOP_FILTER: the provider's safety
+ * filter stopped it; both are refusals (exit 1, the message record marked
+ * "refusal").  STOP_PAUSE: the provider paused a long turn, which is
+ * continued (Anthropic's "pause_turn").
+ */
+enum { STOP_NONE, STOP_END, STOP_TOOLS, STOP_LENGTH, STOP_FILTER, STOP_REFUSAL, STOP_PAUSE };
 
 struct call {
 	char *id;
@@ -122,8 +133,16 @@ struct answer {
 	int stop;                /* STOP_* */
 	char stop_word[48];      /* the provider's own word for the stop */
 	int instream_error;      /* the error came inside a 200 answer */
+	int refused;             /* refusal text arrived (answer_refusal) */
 	signed char *blocks;     /* Anthropic: kind of each content block */
 	size_t nblocks;
+	/*
+	 * The content of a paused turn as the provider gave it (Anthropic's
+	 * content blocks, rebuilt from a stream), to send back as it is, and
+	 * the JSON input of each block as it streams.
+	 */
+	cJSON *raw;
+	struct ai_buf *partial;
 	/* where text goes as it arrives (NULL: nowhere until the end) */
 	int (*on_text)(void *ctx, const char *p, size_t n, struct ai_err *e);
 	void *ctx;
@@ -134,6 +153,16 @@ struct answer {
 void answer_init(struct answer *a);
 void answer_free(struct answer *a);
 int answer_text(struct answer *a, const char *p, size_t n, struct ai_err *e);
+/*
+ * Text that refuses the request (an OpenAI refusal part or delta): it is the
+ * answer's text, and the answer is a refusal.  Empty text refuses nothing
+ * (OpenAI sends "refusal": "" and null on answers that are not refusals).
+ */
+int answer_refusal(struct answer *a, const char *p, size_t n, struct ai_err *e);
+/* The provider refused without text (a blocked prompt, a safety stop); why is its word. */
+void answer_refuse(struct answer *a, const char *why);
+/* Forget what belongs to one response, keeping the text, calls and usage (a paused turn). */
+void answer_next(struct answer *a);
 /* The call with this key, made when absent. */
 struct call *answer_call(struct answer *a, long key);
 void call_set(char **field, const char *value);

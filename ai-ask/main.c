@@ -223,6 +223,8 @@ run(int argc, char **argv, struct ai_err *e)
 		  .arg = "SECONDS", .help = "longest silence once the answer has begun (default 60)" },
 		{ .type = AI_OPT_STR, .long_name = "retries", .value = &f.retries, .arg = "N",
 		  .help = "attempts after the first (env AICLI_RETRIES, default 3)" },
+		{ .type = AI_OPT_U64, .long_name = "max-pauses", .value = &o.max_pauses, .arg = "N",
+		  .max = 100, .help = "times a turn the provider paused is continued (default 8)" },
 		AI_OPTION_VERBOSE(&o.verbose),
 		AI_OPTION_HELP,
 		AI_OPTION_VERSION,
@@ -233,6 +235,7 @@ run(int argc, char **argv, struct ai_err *e)
 
 	memset(&o, 0, sizeof(o));
 	memset(&f, 0, sizeof(f));
+	o.max_pauses = 8;
 	if (ai_opt_run(&cmd, argc, argv, &nops, &ops, &exitcode))
 		return exitcode;
 	o.k.has_temperature = temp_given;

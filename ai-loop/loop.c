@@ -379,6 +379,7 @@ ask_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 			ai_buf_adds(&L->answer, s);
 		L->have_answer = 1;
 		L->truncated = ai_json_bool(rec, "truncated", 0) == 1;
+		L->refused = ai_json_bool(rec, "refusal", 0) == 1;
 		if (a->mode != MODE_DECIDE) {
 			rc = loop_emit(L, line, len, TO_STREAM, e);
 			ai_buf_add(&a->lines, line, len);
@@ -519,7 +520,7 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 		args_opt(&argv, "--", decide_prompt);
 
 	ai_buf_reset(&L->answer);
-	L->have_answer = L->truncated = 0;
+	L->have_answer = L->truncated = L->refused = 0;
 	free(L->ask_err);
 	free(L->ask_err_line);
 	L->ask_err = L->ask_err_line = NULL;
@@ -548,8 +549,12 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 		/* the answer joins the conversation; of a call that failed, only its text */
 		if (rc == 0 && mode != MODE_DECIDE)
 			rc = emit_lines(L, a.ok ? &a.lines : &a.msgs, TO_FILES | TO_CONV, e);
-		if (rc == 0 && !a.ok)
+		if (rc == 0 && !a.ok) {
 			rc = child_failed(L, &j, L->ask_err, e);
+			/* the model refused: a stop of its own, not an error of the loop */
+			if (L->refused && e->code == AI_EXIT_FAIL)
+				L->stop = STOP_REFUSAL;
+		}
 	}
 	job_free(&j);
 	ai_buf_release(&a.lines);
@@ -764,7 +769,7 @@ auto_search(struct loop *L, struct ai_err *e)
 /* ---- the end ---- */
 
 static const char *const stop_names[] = { "", "answer", "max_steps", "max_calls", "budget",
-	"error", "interrupted" };
+	"error", "interrupted", "refusal" };
 
 /* The answer on stdout (text mode), sanitized on a terminal, ending with a newline. */
 static int

@@ -149,7 +149,7 @@ int conv_check_records(const char *p, size_t n, const char *src, struct ai_buf *
 /* ---- the loop (loop.c) ---- */
 
 enum { STOP_NONE, STOP_ANSWER, STOP_MAX_STEPS, STOP_MAX_CALLS, STOP_BUDGET, STOP_ERROR,
-	STOP_INTERRUPTED };
+	STOP_INTERRUPTED, STOP_REFUSAL };
 
 /* One tool call of a step. */
 struct call {
@@ -179,7 +179,7 @@ struct loop {
 	uint64_t sent_chars;                     /* conv.chars when the last call was made */
 	/* the model's answer of the current call */
 	struct ai_buf answer;
-	int have_answer, truncated;
+	int have_answer, truncated, refused;
 	struct call *calls;
 	size_t ncalls, emitted;                  /* the step's calls; results emitted so far */
 	char *ask_err;                           /* the child's error record message */
