@@ -259,6 +259,9 @@ struct stream {
 	struct ai_lines lines;
 	struct ai_buf body;
 	unsigned long n;       /* events or lines handed on */
+	unsigned long good;    /* lines that were JSON */
+	struct ai_buf raw;     /* NDJSON: the bytes until a line was JSON */
+	int to_body;           /* ... and the first line was not: it is one JSON body */
 };
 
 static int
@@ -305,8 +308,15 @@ on_line(void *ctx, const char *line, size_t len, struct ai_err *e)
 	if (ai_line_is_blank(line, len))
 		return 0;
 	v = ai_json_parse(line, len, e);
+	if (v == NULL && s->good == 0) {
+		/* not a stream of lines after all: one JSON body over several lines */
+		s->to_body = 1;
+		return 1;
+	}
 	if (v == NULL)
 		return bad_event(s, e);
+	if (s->good++ == 0)
+		ai_buf_release(&s->raw);
 	rc = s->p->event(s->k, s->a, NULL, v, e);
 	cJSON_Delete(v);
 	return rc;
@@ -323,6 +333,7 @@ stream_new(const struct provider *p, struct answer *a, const struct ask *k)
 	ai_sse_init(&s->sse, ASK_MAX_EVENT, on_event, s);
 	ai_lines_init(&s->lines, AI_LINES_LF, ASK_MAX_EVENT);
 	ai_buf_init(&s->body, (size_t)32 << 20);
+	ai_buf_init(&s->raw, (size_t)32 << 20);
 	return s;
 }
 
@@ -340,13 +351,46 @@ stream_free(struct stream *s)
 	ai_sse_release(&s->sse);
 	ai_lines_release(&s->lines);
 	ai_buf_release(&s->body);
+	ai_buf_release(&s->raw);
 	free(s);
+}
+
+/* Too much of an answer that was to be one JSON body. */
+static int
+too_big(struct stream *s, struct ai_err *e)
+{
+	return ai_err_set(e, AI_EXIT_PROTOCOL, "the answer from %s is larger than the limit of %zu bytes",
+	    s->a->service, s->body.max);
+}
+
+/*
+ * Lines of NDJSON, whatever the content type said; when the first line is
+ * not JSON (a body spread over several lines), everything so far and after
+ * is one JSON body instead.
+ */
+static int
+ndjson_data(struct stream *s, const char *p, size_t n, struct ai_err *e)
+{
+	int rc;
+
+	if (s->good == 0 && ai_buf_add(&s->raw, p, n) < 0)
+		return too_big(s, e);
+	rc = ai_lines_feed(&s->lines, p, n, on_line, s, e);
+	if (rc > 0 && s->to_body) {
+		s->mode = MODE_BODY;
+		ai_buf_add(&s->body, s->raw.buf, s->raw.len);
+		ai_buf_release(&s->raw);
+		return 0;
+	}
+	return rc;
 }
 
 /*
  * A server asked to stream may answer with one JSON body anyway (some
  * OpenAI-compatible servers do), and one asked not to may stream: the
- * content type decides, and only without one does the request.
+ * content type decides, and only without one does the request.  Ollama's
+ * native API streams NDJSON whatever its content type says (ollama.com
+ * sends application/json), and one JSON body on one line reads the same.
  */
 int
 stream_data(void *ctx, const char *p, size_t n, struct ai_err *e)
@@ -356,7 +400,9 @@ stream_data(void *ctx, const char *p, size_t n, struct ai_err *e)
 	if (s->mode == MODE_UNKNOWN) {
 		const char *t = s->ctype != NULL ? s->ctype : "";
 
-		if (strncmp(t, "text/event-stream", 17) == 0)
+		if (s->p->ndjson)
+			s->mode = MODE_NDJSON;
+		else if (strncmp(t, "text/event-stream", 17) == 0)
 			s->mode = MODE_SSE;
 		else if (strncmp(t, "application/x-ndjson", 20) == 0)
 			s->mode = MODE_NDJSON;
@@ -369,12 +415,10 @@ stream_data(void *ctx, const char *p, size_t n, struct ai_err *e)
 	case MODE_SSE:
 		return ai_sse_feed(&s->sse, p, n, e);
 	case MODE_NDJSON:
-		return ai_lines_feed(&s->lines, p, n, on_line, s, e);
+		return ndjson_data(s, p, n, e);
 	default:
 		if (ai_buf_add(&s->body, p, n) < 0)
-			return ai_err_set(e, AI_EXIT_PROTOCOL,
-			    "the answer from %s is larger than the limit of %zu bytes", s->a->service,
-			    s->body.max);
+			return too_big(s, e);
 		return 0;
 	}
 }
@@ -392,7 +436,14 @@ stream_end(struct stream *s, struct ai_err *e)
 		break;
 	case MODE_NDJSON:
 		rc = ai_lines_end(&s->lines, on_line, s, NULL, e);
-		break;
+		if (rc > 0 && s->to_body) {
+			/* the last line was the first that was not JSON */
+			ai_buf_add(&s->body, s->raw.buf, s->raw.len);
+			ai_buf_release(&s->raw);
+		} else {
+			break;
+		}
+		/* fall through */
 	default: {
 		cJSON *v;
 
