@@ -8,8 +8,9 @@
  * complete, with delta records before them under --stream.  An answer cut
  * short by the network never yields a message record.  An answer cut at the
  * maximum length is written, marked "truncated", and ends the run with the
- * limit status; a --schema answer that is not JSON becomes the
- * fallback object and ends it with the format status.
+ * limit status; a --schema answer that is not a JSON object (also out of
+ * one fenced block) becomes the fallback object, and one that does not
+ * follow the schema is written as it is: both end with the format status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,6 +134,11 @@ check_schema(const char *path, const cJSON *s, struct ai_err *e)
 		return ai_err_set(e, AI_EXIT_DATAERR,
 		    "schema file '%s' must hold a JSON Schema for an object ({\"type\": \"object\", ...})",
 		    path);
+	if (schema_lint(s, e) < 0) {
+		ai_err_prefix(e, "schema file '%s'", path);
+		e->code = AI_EXIT_DATAERR;
+		return -1;
+	}
 	return 0;
 }
 
@@ -406,39 +412,76 @@ print_usage(const cJSON *u, int priced)
 	    ai_json_get(u, "estimated") ? ", estimated" : "", ai_json_str(u, "model"));
 }
 
-/*
- * The answer that a --schema run prints: the model's JSON as it gave it
- * (trimmed), or the fallback object when it is not a JSON object.
- */
-static char *
-schema_answer(const struct ai_buf *text, int *fallback)
+/* s[0..n), blanks around it aside, as a JSON object (*off, *len: where); else NULL. */
+static cJSON *
+object_in(const char *s, size_t n, size_t *off, size_t *len)
 {
 	struct ai_err pe = AI_ERR_INIT;
-	const char *s = text->buf;
-	size_t n = text->len;
+	size_t i = 0;
 	cJSON *v;
 
-	while (n > 0 && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) {
-		s++;
+	while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
+		i++;
+	while (n > i && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '\t'))
 		n--;
+	v = ai_json_parse(s + i, n - i, &pe);
+	if (!cJSON_IsObject(v)) {
+		cJSON_Delete(v);
+		return NULL;
 	}
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '\t'))
-		n--;
-	v = ai_json_parse(s, n, &pe);
-	*fallback = v == NULL || !cJSON_IsObject(v);
-	cJSON_Delete(v);
-	if (*fallback) {
+	*off = i;
+	*len = n - i;
+	return v;
+}
+
+/*
+ * The JSON object of an answer: the whole text, else the one fenced block in
+ * it (the model wrapped its JSON in ```json ... ```).
+ */
+static cJSON *
+schema_json(const char *s, size_t n, size_t *off, size_t *len)
+{
+	size_t fo, fl;
+	cJSON *v = object_in(s, n, off, len);
+
+	if (v != NULL || !schema_fenced(s, n, &fo, &fl))
+		return v;
+	v = object_in(s + fo, fl, off, len);
+	*off += fo;
+	return v;
+}
+
+/*
+ * The answer that a --schema run prints: the model's JSON object as it gave
+ * it (trimmed, and out of its fence), checked against the schema (*code 4
+ * and why when it does not follow it), or the fallback object when there is
+ * no JSON object (*code 4 too).
+ */
+static char *
+schema_answer(const struct ai_buf *text, const cJSON *schema, int *code, struct ai_err *why)
+{
+	size_t off = 0, len = 0;
+	cJSON *v = schema_json(text->buf ? text->buf : "", text->len, &off, &len);
+	char *out;
+
+	*code = 0;
+	if (v == NULL) {
 		cJSON *f = cJSON_CreateObject();
-		char *out;
 
 		ai_json_addstrn(f, "result", text->buf, text->len);
 		ai_json_addbool(f, "_fallback", 1);
 		ai_json_addstr(f, "_reason", "model_output_was_not_valid_json");
 		out = ai_json_print(f);
 		cJSON_Delete(f);
+		*code = AI_EXIT_FORMAT;
+		ai_err_set(why, AI_EXIT_FORMAT, "the answer is not a JSON object: wrote the fallback "
+		    "object {\"result\": ..., \"_fallback\": true} instead");
 		return out;
 	}
-	return ai_xmemdup(s, n);
+	if (schema_check(schema, v, why) < 0)
+		*code = AI_EXIT_FORMAT;
+	cJSON_Delete(v);
+	return ai_xmemdup(text->buf + off, len);
 }
 
 /* Write the complete answer; its records also go into out_recs (for the transcript). */
@@ -450,7 +493,8 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 	const char *text = a->text.buf;
 	char *schema_text = NULL;
 	size_t i, tlen = a->text.len;
-	int code = 0, fallback = 0, priced = 0, rc = 0;
+	int code = 0, priced = 0, rc = 0;
+	struct ai_err why = AI_ERR_INIT;
 	struct price price;
 	cJSON *rec, *usage;
 
@@ -459,11 +503,9 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 	else if (a->stop == STOP_FILTER || a->stop == STOP_REFUSAL)
 		code = AI_EXIT_FAIL;
 	else if (o->k.schema != NULL) {
-		schema_text = schema_answer(&a->text, &fallback);
+		schema_text = schema_answer(&a->text, o->k.schema, &code, &why);
 		text = schema_text;
 		tlen = strlen(schema_text);
-		if (fallback)
-			code = AI_EXIT_FORMAT;
 	}
 	if (tlen > 0 || o->k.schema != NULL) {
 		rec = ai_record_new("message");
@@ -525,9 +567,10 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 	if (code == AI_EXIT_FAIL)
 		return ai_err_set(e, code, "the model refused to answer (%s said '%s')", a->service,
 		    a->stop_word);
-	if (code == AI_EXIT_FORMAT)
-		return ai_err_set(e, code, "the answer is not a JSON object: wrote the fallback "
-		    "object {\"result\": ..., \"_fallback\": true} instead");
+	if (code == AI_EXIT_FORMAT) {
+		*e = why;
+		return -1;
+	}
 	return 0;
 }
 

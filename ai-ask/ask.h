@@ -210,6 +210,19 @@ cJSON *chat_messages(const struct conv *c, int ollama);
 /* Helpers the adapters share (answer.c). */
 cJSON *tools_openai_style(const cJSON *tools, int nested);
 
+/* ---- --schema (schema.c) ---- */
+
+/*
+ * Whether v follows the JSON Schema: 0, or -1 with e set (AI_EXIT_FORMAT)
+ * to the first failing JSON path and why: "the answer does not follow the
+ * schema: $.name: is required and missing".
+ */
+int schema_check(const cJSON *schema, const cJSON *v, struct ai_err *e);
+/* The schema itself: every keyword that is checked of the right kind ("$.items: ..."). */
+int schema_lint(const cJSON *schema, struct ai_err *e);
+/* The one fenced block (``` or ~~~) of s: 1 with its contents at *off, *len; 0 unless exactly one. */
+int schema_fenced(const char *s, size_t n, size_t *off, size_t *len);
+
 /* ---- usage (usage.c) ---- */
 
 struct price {

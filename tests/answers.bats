@@ -55,3 +55,83 @@ SVC() { echo "'127.0.0.1:$MOCK_PORT'"; }
 	[ "$status" -eq 76 ]
 	[[ "$stderr" == *"ai-ask: cannot parse the answer from $(SVC): line 4: "* ]]
 }
+
+# ---- --schema ----
+
+# answer_with TEXT: a Chat Completions answer with this text, in the wire
+# shape of the real capture openai/chat_completions_nonstream_text.json.
+answer_with() {
+	jq -c --arg t "$1" '.choices[0].message.content = $t' \
+		"$MOCK_FIXTURES/openai/chat_completions_nonstream_text.json" > answer.json
+	mock_script "{\"routes\":{\"POST /v1/chat/completions\":[{\"file\":\"$W/answer.json\"}]}}"
+}
+
+@test "--schema: every case of tests/ai-ask/schema-cases.txt: status, message, the JSON as given" {
+	n=0
+	while IFS= read -r line; do
+		case $line in '#'* | '') continue ;; esac
+		line="$line "
+		schema=${line%% | *}; rest=${line#* | }
+		text=${rest%% | *}; rest=${rest#* | }
+		want=${rest%% | *}; msg=${rest#* | }
+		msg=${msg% }
+		printf '%s\n' "$schema" > schema.json
+		answer_with "$(printf '%b' "$text")"
+		run --separate-stderr ai-ask -n --provider openai-chat --schema schema.json "go"
+		[ "$status" -eq "$want" ] || { echo "$line: exit $status: $stderr"; false; }
+		if [ -n "$msg" ]; then
+			[ "$stderr" = "ai-ask: $msg" ] || { echo "$line: $stderr"; false; }
+		else
+			[ -z "$stderr" ] || { echo "$line: $stderr"; false; }
+		fi
+		n=$((n + 1))
+	done < "$BATS_TEST_DIRNAME/ai-ask/schema-cases.txt"
+	[ "$n" -ge 30 ]
+}
+
+@test "--schema: a violation exits 4 with the JSON as the model gave it, and the path in the error record" {
+	printf '%s\n' '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}' > schema.json
+	answer_with '{"nom": "Ada"}'
+	run --separate-stderr ai-ask -n --provider openai-chat --schema schema.json "invent a person"
+	[ "$status" -eq 4 ]
+	[ "$output" = '{"nom": "Ada"}' ]
+	[ "$stderr" = 'ai-ask: the answer does not follow the schema: $.name: is required and missing' ]
+	answer_with '{"nom": "Ada"}'
+	run --separate-stderr ai-ask -n --json --provider openai-chat --schema schema.json "invent a person"
+	[ "$status" -eq 4 ]
+	jq -e '. == {"type":"message","role":"assistant","content":"{\"nom\": \"Ada\"}"}' <<<"${lines[0]}"
+	jq -e '.type == "error" and .code == "format" and .exit == 4 and
+		.message == "the answer does not follow the schema: $.name: is required and missing"' <<<"${lines[2]}"
+	# the JSON out of its fence, as written
+	answer_with $'Sure:\n```json\n{"name": "Ada"}\n```'
+	run --separate-stderr ai-ask -n --provider openai-chat --schema schema.json "invent a person"
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"name": "Ada"}' ]
+}
+
+@test "--schema: Anthropic's forced tool input is checked too" {
+	printf '%s\n' '{"type":"object","properties":{"age":{"type":"string"}},"required":["name","age"]}' > schema.json
+	mock_script '{"routes":{"POST /v1/messages":[{"file":"anthropic/messages_stream_tool_use_long_input_json_delta.sse"}]}}'
+	run --separate-stderr ai-ask -n --provider anthropic --schema schema.json "Invent a good dog"
+	[ "$status" -eq 4 ]
+	[ "$stderr" = 'ai-ask: the answer does not follow the schema: $.age: is an integer, not of type string' ]
+	jq -e '.name == "Buddy" and .age == 3' <<<"$output"
+}
+
+@test "--schema: a schema whose keywords are not of their kind is refused before any request: 65" {
+	while IFS='|' read -r schema want; do
+		printf '%s\n' "$schema" > schema.json
+		run --separate-stderr ai-ask -n --schema schema.json "go"
+		[ "$status" -eq 65 ] || { echo "$schema: $status"; false; }
+		[ "$stderr" = "ai-ask: schema file 'schema.json': $want" ] || { echo "$schema: $stderr"; false; }
+	done <<'EOF2'
+{"type":"object","required":"name"}|$: "required" must be an array of strings
+{"type":"object","properties":{"a":{"type":"strng"}}}|$.properties.a: "type" must name types among object, array, string, number, integer, boolean and null
+{"type":"object","properties":{"a":{"type":"array","items":{"minItems":-1}}}}|$.properties.a.items: "minItems" must be a whole number >= 0
+{"type":"object","properties":{"a":{"$ref":"#/$defs/none"}}}|$.properties.a: "$ref" '#/$defs/none' leads nowhere in the schema
+{"type":"object","properties":{"a":{"pattern":"(unclosed"}}}|$.properties.a: "pattern" '(unclosed' is not a regular expression ai-ask can read
+{"type":"object","anyOf":{"type":"string"}}|$: "anyOf" must be an array of schemas
+{"type":"object","properties":{"n":{"multipleOf":0}}}|$.properties.n: "multipleOf" must be a number above 0
+EOF2
+	[ "$(mock_count)" -eq 0 ]
+}
