@@ -260,6 +260,7 @@ struct stream {
 	struct ai_buf body;
 	unsigned long n;       /* events or lines handed on */
 	unsigned long good;    /* lines that were JSON */
+	int cut;               /* it ended before the answer did */
 	struct ai_buf raw;     /* NDJSON: the bytes until a line was JSON */
 	int to_body;           /* ... and the first line was not: it is one JSON body */
 };
@@ -431,11 +432,18 @@ stream_end(struct stream *s, struct ai_err *e)
 	switch (s->mode) {
 	case MODE_SSE:
 		rc = ai_sse_end(&s->sse, e);
-		if (rc < 0)
+		if (rc < 0) {
+			/* inside an event */
+			s->cut = 1;
 			ai_err_prefix(e, "%s", s->a->service);
+		}
 		break;
-	case MODE_NDJSON:
-		rc = ai_lines_end(&s->lines, on_line, s, NULL, e);
+	case MODE_NDJSON: {
+		int partial = 0;
+
+		rc = ai_lines_end(&s->lines, on_line, s, &partial, e);
+		/* a last line without its end that is not JSON: cut inside it */
+		s->cut = rc < 0 && partial;
 		if (rc > 0 && s->to_body) {
 			/* the last line was the first that was not JSON */
 			ai_buf_add(&s->body, s->raw.buf, s->raw.len);
@@ -443,13 +451,19 @@ stream_end(struct stream *s, struct ai_err *e)
 		} else {
 			break;
 		}
+	}
 		/* fall through */
 	default: {
+		size_t off;
+		const char *why;
 		cJSON *v;
 
 		if (s->body.len == 0)
 			return ai_err_set(e, AI_EXIT_PROTOCOL, "%s sent an empty answer", s->a->service);
 		s->n = 1;
+		/* JSON that is fine up to where it stops was cut there */
+		s->cut = ai_json_check(s->body.buf, s->body.len, &off, &why) < 0 &&
+		    off >= s->body.len;
 		v = ai_json_parse(s->body.buf, s->body.len, e);
 		if (v == NULL)
 			return bad_event(s, e);
@@ -460,8 +474,35 @@ stream_end(struct stream *s, struct ai_err *e)
 		break;
 	}
 	}
-	if (rc == 0 && !s->a->done)
+	if (rc == 0 && !s->a->done) {
+		s->cut = 1;
 		rc = ai_err_set(e, AI_EXIT_PROTOCOL, "the answer from %s ended before it was complete",
 		    s->a->service);
+	}
 	return rc;
+}
+
+int
+stream_cut(const struct stream *s)
+{
+	return s->cut;
+}
+
+void
+answer_rewind(struct answer *a, size_t text_len, size_t ncalls)
+{
+	while (a->ncalls > ncalls) {
+		struct call *c = &a->calls[--a->ncalls];
+
+		free(c->id);
+		free(c->name);
+		ai_buf_release(&c->args);
+		cJSON_Delete(c->obj);
+	}
+	ai_buf_truncate(&a->text, text_len);
+	a->emitted = a->emitted < text_len ? a->emitted : text_len;
+	a->has_usage = 0;
+	a->input = a->cached = a->output = 0;
+	a->refused = 0;
+	answer_next(a);
 }

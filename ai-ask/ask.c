@@ -626,8 +626,12 @@ request(struct run *r, const char *body, size_t len, struct ai_err *e)
 	char *auth = NULL;
 	struct ai_http h;
 	int64_t start, deadline, backoff = 1000;
-	int attempts = o->attempts, nh = 0, rc;
+	int attempts = o->attempts, nh = 0, rc, cut;
 	char dur[32];
+	/* what this request may take back: nothing before it, nothing already written */
+	size_t text0 = r->ans.text.len, calls0 = r->ans.ncalls, emitted0 = r->ans.emitted;
+	uint64_t in0 = r->ans.input, cached0 = r->ans.cached, out0 = r->ans.output;
+	int usage0 = r->ans.has_usage;
 
 	headers[nh++] = "Content-Type: application/json";
 	if (o->k.key != NULL) {
@@ -676,22 +680,24 @@ request(struct run *r, const char *body, size_t len, struct ai_err *e)
 			ai_error("%s answered HTTP %ld after %d attempt(s), %s", r->service, resp.status,
 			    resp.attempts, ai_fmt_ms(ai_now_ms() - start, dur, sizeof(dur)));
 		attempts -= resp.attempts;
+		cut = rc < 0 && (resp.cut || stream_cut(s));
 		stream_free(s);
 		ai_http_resp_free(&resp);
-		if (rc < 0 && r->ans.instream_error && e->retryable && r->ans.emitted == 0 &&
-		    attempts > 0 && ai_now_ms() + backoff < deadline) {
-			void *on_text_ctx = r->ans.ctx;
-			int (*fn)(void *, const char *, size_t, struct ai_err *) = r->ans.on_text;
-
+		/*
+		 * An error inside a 200 answer (overloaded), or an answer cut wherever it
+		 * was cut, is tried again as long as nothing of it reached stdout.
+		 */
+		if (rc < 0 && ((r->ans.instream_error && e->retryable) || cut) &&
+		    r->ans.emitted == emitted0 && attempts > 0 && ai_now_ms() + backoff < deadline) {
 			if (o->verbose)
 				ai_error("%s; retrying in %s", e->msg, ai_fmt_ms(backoff, dur, sizeof(dur)));
 			ai_sleep_ms(backoff, NULL);
 			backoff *= 2;
-			answer_free(&r->ans);
-			answer_init(&r->ans);
-			r->ans.on_text = fn;
-			r->ans.ctx = on_text_ctx;
-			r->ans.service = r->service;
+			answer_rewind(&r->ans, text0, calls0);
+			r->ans.input = in0;
+			r->ans.cached = cached0;
+			r->ans.output = out0;
+			r->ans.has_usage = usage0;
 			ai_err_clear(e);
 			continue;
 		}

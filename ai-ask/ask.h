@@ -163,6 +163,8 @@ int answer_refusal(struct answer *a, const char *p, size_t n, struct ai_err *e);
 void answer_refuse(struct answer *a, const char *why);
 /* Forget what belongs to one response, keeping the text, calls and usage (a paused turn). */
 void answer_next(struct answer *a);
+/* Forget a response that failed: back to text_len bytes of text and ncalls calls. */
+void answer_rewind(struct answer *a, size_t text_len, size_t ncalls);
 /* The call with this key, made when absent. */
 struct call *answer_call(struct answer *a, long key);
 void call_set(char **field, const char *value);
@@ -182,6 +184,8 @@ void stream_free(struct stream *s);
 int stream_data(void *ctx, const char *p, size_t n, struct ai_err *e);
 /* End of the body: the answer must be complete. */
 int stream_end(struct stream *s, struct ai_err *e);
+/* Whether it failed because the answer stopped before its end (inside an event, unfinished). */
+int stream_cut(const struct stream *s);
 /* Where lib/http puts the response's content type (read when the body begins). */
 void stream_watch_type(struct stream *s, const char *ctype);
 

@@ -135,3 +135,69 @@ answer_with() {
 EOF2
 	[ "$(mock_count)" -eq 0 ]
 }
+
+# ---- cut streams ----
+
+# cut ROUTE FAULT [THEN]: the route's first answer has the fault; the next
+# is THEN (default: the route's default capture).
+cut() {
+	mock_script "{\"routes\":{\"$1\":[$2,${3:-{\}}]}}"
+}
+
+@test "a stream cut inside its first event is retried, for every provider and framing" {
+	while IFS='|' read -r provider route; do
+		# cut in the first event, at its first byte, and (before any text: not Ollama, whose
+		# every line has text) in the second
+		faults='{"cut_mid_event":1} {"cut_after_bytes":1}'
+		[ "$provider" = ollama ] || faults="$faults {\"cut_mid_event\":2}"
+		for fault in $faults; do
+			cut "$route" "$fault"
+			run --separate-stderr ai-ask -n --provider "$provider" "hi"
+			[ "$status" -eq 0 ] || { echo "$provider $fault: $status $stderr"; false; }
+			[ -n "$output" ]
+			[ -z "$stderr" ]
+			[ "$(mock_count)" -eq 2 ] || { echo "$provider $fault: $(mock_count) requests"; false; }
+		done
+	done <<'EOF2'
+openai|POST /v1/responses
+openai-chat|POST /v1/chat/completions
+anthropic|POST /v1/messages
+ollama|POST /api/chat
+EOF2
+}
+
+@test "with --json nothing is written before the end: a cut anywhere is retried, the answer whole" {
+	want=$(ai-ask -n --json --provider openai-chat "hi")
+	for fault in '{"cut_mid_event":5}' '{"cut_after_bytes":3000}' '{"malformed_chunk":true}'; do
+		mock_script "{\"routes\":{\"POST /v1/chat/completions\":[$(jq -c '. + {file: "openai/chat_completions_stream_text_include_usage.sse", content_type: "text/event-stream"}' <<<"$fault"),{\"file\":\"openai/chat_completions_stream_text_include_usage.sse\",\"content_type\":\"text/event-stream\"}]}}"
+		run --separate-stderr ai-ask -n --json --provider openai-chat "hi"
+		[ "$status" -eq 0 ] || { echo "$fault: $status $stderr"; false; }
+		jq -e -s '.[0].type == "message" and (.[0].content | length) > 50' <<<"$output"
+		[ "$(mock_count)" -eq 2 ]
+	done
+	# a whole JSON body cut short, with a clean close
+	mock_script '{"routes":{"POST /v1/responses":[{"file":"openai/responses_nonstream_text.json","cut_after_bytes":700},{}]}}'
+	run --separate-stderr ai-ask -n --json "hi"
+	[ "$status" -eq 0 ]
+	[ "$(mock_count)" -eq 2 ]
+	jq -e '.type == "message" and .content == "pong"' <<<"${lines[0]}"
+}
+
+@test "a stream cut after text reached stdout is not retried: the text stays, exit 76" {
+	mock_script '{"routes":{"POST /v1/chat/completions":[{"file":"openai/chat_completions_stream_text_include_usage.sse","content_type":"text/event-stream","cut_mid_event":6},{}]}}'
+	run --separate-stderr ai-ask -n --provider openai-chat "hi"
+	[ "$status" -eq 76 ]
+	[ -n "$output" ]
+	[ "$(mock_count)" -eq 1 ]
+	[[ "$stderr" == "ai-ask: "*"$(SVC)"* ]]
+}
+
+@test "a stream cut every time: the attempts run out, the cut is named, exit 76" {
+	mock_script '{"routes":{"POST /v1/responses":[{"cut_mid_event":1}]},"repeat_last":true}'
+	run --separate-stderr ai-ask -n --retries 1 "hi"
+	[ "$status" -eq 76 ]
+	[ -z "$output" ]
+	[ "$(mock_count)" -eq 2 ]
+	[[ "$stderr" == "ai-ask: "*"$(SVC)"* ]]
+	[[ "$stderr" == *"cut short"* || "$stderr" == *"broke"* || "$stderr" == *"stopped inside"* ]]
+}
