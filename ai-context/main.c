@@ -30,6 +30,7 @@
 #define DEFAULT_KEEP 5
 #define DEFAULT_TAIL 10
 #define DEFAULT_TIMEOUT 300
+#define DEFAULT_MAX_CALLS 32
 /* The whole transcript is held in memory. */
 #define MAX_INPUT ((size_t)1 << 30)
 
@@ -50,8 +51,9 @@ print_stats(const struct ac_opts *o, const struct ac_result *r, const struct ac_
 		fprintf(stderr, "; the output x %.3f, as a later run will measure it", r->k_out);
 	fputc('\n', stderr);
 	if (s->have_usage)
-		fprintf(stderr, "%s: summary: %llu input tokens, %llu output tokens\n", ai_progname,
-		    (unsigned long long)s->in_tokens, (unsigned long long)s->out_tokens);
+		fprintf(stderr, "%s: summary: %llu input tokens, %llu output tokens, %u call%s\n",
+		    ai_progname, (unsigned long long)s->in_tokens, (unsigned long long)s->out_tokens,
+		    s->calls, s->calls == 1 ? "" : "s");
 	fflush(stderr);
 }
 
@@ -107,10 +109,11 @@ run(int argc, char **argv, struct ai_err *e)
 {
 	static const char *const synopsis[] = {
 		"ai-context [--budget TOKENS] [--keep N] [--tail-lines N] [--no-summarize] [--stats] "
-		"[-m MODEL] [--provider NAME] [--timeout SECONDS] [-v]",
+		"[-m MODEL] [--provider NAME] [--max-calls N] [--timeout SECONDS] [-v]",
 		NULL
 	};
 	uint64_t budget = DEFAULT_BUDGET, keep = DEFAULT_KEEP, tail = DEFAULT_TAIL;
+	uint64_t max_calls = DEFAULT_MAX_CALLS;
 	const char *timeout = NULL;
 	int no_summarize = 0, stats = 0, verbose = 0, exitcode, nops, rc;
 	const char *model = NULL, *provider = NULL;
@@ -127,6 +130,9 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "tokens and records before and after, on stderr" },
 		AI_OPTION_MODEL(&model),
 		AI_OPTION_PROVIDER(&provider),
+		{ .type = AI_OPT_U64, .long_name = "max-calls", .value = &max_calls, .arg = "N",
+		  .min = 1, .max = 10000,
+		  .help = "summarising calls one compaction may make (default 32)" },
 		{ .type = AI_OPT_STR, .long_name = "timeout", .value = &timeout, .arg = "SECONDS",
 		  .help = "time for the summarising call (env AICLI_TIMEOUT, default 300)" },
 		AI_OPTION_VERBOSE(&verbose),
@@ -163,6 +169,7 @@ run(int argc, char **argv, struct ai_err *e)
 	rc = setup(&s, timeout, no_summarize, budget, &ask, e);
 	s.model = model;
 	s.provider = provider;
+	s.max_calls = max_calls;
 	s.explicit_model = model != NULL || provider != NULL;
 	s.verbose = verbose;
 	if (rc == 0)

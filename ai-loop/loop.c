@@ -580,7 +580,7 @@ static int
 context_usage(struct loop *L, const struct job *j, struct ai_err *e)
 {
 	const char *p = j->err.buf, *end = j->err.buf + j->err.len;
-	unsigned long long in, out;
+	unsigned long long in, out, calls;
 
 	while (p < end) {
 		const char *lf = memchr(p, '\n', (size_t)(end - p));
@@ -588,17 +588,20 @@ context_usage(struct loop *L, const struct job *j, struct ai_err *e)
 		char line[256];
 
 		if (len < sizeof(line)) {
+			int got;
+
 			memcpy(line, p, len);
 			line[len] = '\0';
-			if (sscanf(line, "ai-context: summary: %llu input tokens, %llu output "
-			    "tokens", &in, &out) == 2) {
+			got = sscanf(line, "ai-context: summary: %llu input tokens, %llu output "
+			    "tokens, %llu call", &in, &out, &calls);
+			if (got >= 2) {
 				cJSON *u = ai_record_new("usage");
 				int rc;
 
 				ai_json_addnum(u, "input_tokens", (double)in);
 				ai_json_addnum(u, "cached_tokens", 0);
 				ai_json_addnum(u, "output_tokens", (double)out);
-				ai_json_addnum(u, "calls", 1);
+				ai_json_addnum(u, "calls", got == 3 ? (double)calls : 1);
 				ai_json_addnum(u, "weighted_tokens", (double)in + 4 * (double)out);
 				account(L, u);
 				rc = loop_emit_rec(L, u, TO_STREAM, e);

@@ -614,7 +614,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	[ "$(sed -n 2p "$W/out" | jq -c keys_unsorted)" = '["type","content","key_facts","open_tasks","replaces"]' ]
 	diff <(sed -n '10,12p' "$W/in") <(sed -n '3,5p' "$W/out")
 	[ "${stderr_lines[1]}" = "ai-context: records: 12 before, 5 after (digested 0, trimmed 0, folded 8, dropped 0, stale usage 0)" ]
-	[ "${stderr_lines[3]}" = "ai-context: summary: 11 input tokens, 5 output tokens" ]
+	[ "${stderr_lines[3]}" = "ai-context: summary: 11 input tokens, 5 output tokens, 1 call" ]
 	python3 "$TR" check "$W/in" "$W/out" --budget 200 --keep 1
 }
 
@@ -668,24 +668,82 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	sed -n 1p "$W/out" | jq -e '.content == "The key [REDACTED] was checked." and .key_facts == ["token [REDACTED]"]'
 }
 
-@test "summary: the material is capped, the oldest records left out first, an earlier summary never" {
+@test "summary: material larger than one call takes is summarised in parts; nothing is left out" {
 	{
-		jq -nc '{type:"summary",content:"EARLIER SUMMARY",key_facts:[],open_tasks:[],replaces:3}'
+		jq -nc '{type:"summary",content:"EARLIER SUMMARY",key_facts:["fact zero"],open_tasks:[],replaces:3}'
+		for i in $(seq 1 120); do
+			jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " + ("x" * 400))}'
+		done
+	} > "$W/in"
+	model_env
+	# each part's summary names its part, so that the next part can be seen to merge it
+	for k in 1 2 3 4 5 6; do
+		jq -c --arg t "{\"content\":\"SUMMARY OF PART $k\",\"key_facts\":[\"fact $k\"],\"open_tasks\":[]}" \
+			'.output[0].content[0].text = $t' "$MOCK_FIXTURES/openai/responses_nonstream_text.json"
+	done | jq -s -c '{routes: {"POST /v1/responses": [.[] | {json: .}]}}' > "$W/script.json"
+	mock_script_file "$W/script.json"
+	# budget 100: at most 32 KiB of material a call
+	ai-context --budget 100 --keep 1 --stats < "$W/in" > "$W/out" 2> "$W/err" || true
+	n=$(mock_count)
+	[ "$n" -ge 2 ]
+	all=""
+	for k in $(seq 1 "$n"); do
+		text=$(mock_request "$k" | jq -r '.json.input[0].content')
+		[ "${#text}" -le 33500 ]
+		all="$all$text"
+		# every part after the first starts with the summary of the parts before it
+		if [ "$k" -gt 1 ]; then
+			[[ "$text" == "Earlier summary:"$'\n'"SUMMARY OF PART $((k - 1))"$'\n'"Key facts:"$'\n'"- fact $((k - 1))"* ]]
+		fi
+	done
+	# the first question, the last folded one, and the earlier summary all reached the model
+	[[ "$(mock_request 1 | jq -r '.json.input[0].content')" == "Earlier summary:"$'\n'"EARLIER SUMMARY"* ]]
+	for i in $(seq 1 119); do
+		[[ "$all" == *"question $i x"* ]] || { echo "question $i left out"; false; }
+	done
+	[[ "$all" != *"left out]"* ]]
+	# the last summary stands for everything folded
+	sed -n 1p "$W/out" | jq -e --arg t "SUMMARY OF PART $n" '.content == $t and .replaces == 122'
+	grep -q "ai-context: summary: .* output tokens, $n calls" "$W/err"
+}
+
+@test "summary: a 2 MB transcript: its first question reaches the summariser" {
+	python3 - "$W/in" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(1, 601):
+        f.write(json.dumps({"type": "message", "role": "user",
+                            "content": "QUESTION-%d: %s" % (i, "why " * 700)}) + "\n")
+        f.write(json.dumps({"type": "message", "role": "assistant",
+                            "content": "answer %d: %s" % (i, "because " * 60)}) + "\n")
+PY
+	[ "$(stat -c %s "$W/in")" -gt 2000000 ]
+	model_env
+	jq -c --arg t "$SUMMARY" '.output[0].content[0].text = $t' \
+		"$MOCK_FIXTURES/openai/responses_nonstream_text.json" > "$W/answer.json"
+	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"file\":\"$W/answer.json\"}]},\"repeat_last\":true}"
+	run --separate-stderr ai-context --keep 2 < "$W/in"
+	[ "$status" -eq 0 ]
+	mock_request 1 | jq -e '.json.input[0].content | startswith("user:\nQUESTION-1: why why")'
+	# and the last question before the kept turns reaches it too
+	mock_requests | jq -s -e 'map(.json.input[0].content) | join("") | contains("QUESTION-598: why")'
+	[ "$(mock_count)" -ge 2 ]
+	[ "$(mock_count)" -le 32 ]
+}
+
+@test "summary: more parts than --max-calls is refused before any call: exit 3" {
+	{
 		for i in $(seq 1 120); do
 			jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " + ("x" * 400))}'
 		done
 	} > "$W/in"
 	model_env
 	answer_with "$SUMMARY"
-	# budget 100: at most 32 KiB of material
-	ai-context --budget 100 --keep 1 < "$W/in" > "$W/out" || true
-	text=$(mock_request 1 | jq -r '.json.input[0].content')
-	[ "${#text}" -le 33500 ]
-	[[ "$text" == "["*" older records left out]"$'\n\n'"Earlier summary:"$'\n'"EARLIER SUMMARY"* ]]
-	[[ "$text" == *"question 119 "* ]]
-	[[ "$text" != *"question 1 "* ]]
-	# the summary still stands for everything folded
-	sed -n 1p "$W/out" | jq -e '.replaces == 122'
+	run --separate-stderr ai-context --budget 100 --keep 1 --max-calls 1 < "$W/in"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == "ai-context: cannot summarise: the 119 records to fold need "*" summarising calls, more than --max-calls 1 (a larger --budget gives each call more)" ]]
+	[ "$(mock_count)" -eq 0 ]
+	only_error 3
 }
 
 @test "summary: -m and --provider go to ai-ask" {
@@ -726,15 +784,17 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	[ "$status" -eq 4 ]
 	only_error "$status"
 	[[ "$stderr" == *"ai-ask: "*"not a JSON object"* ]]
+	# ai-ask checks the answer against the schema it was given
 	answer_with '{"summary":"wrong shape"}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 4 ]
 	only_error "$status"
-	[ "$stderr" = "ai-context: the summary from 'ai-ask' is not in the requested format: 'content' is not a string" ]
+	[ "${stderr_lines[0]}" = 'ai-ask: the answer does not follow the schema: $.content: is required and missing' ]
+	[ "${stderr_lines[1]}" = "ai-context: cannot summarise: 'ai-ask' failed (exit status 4)" ]
 	answer_with '{"content":"ok","key_facts":"one fact","open_tasks":[]}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 4 ]
-	[[ "$stderr" == *"'key_facts' is not an array of strings" ]]
+	[ "${stderr_lines[0]}" = 'ai-ask: the answer does not follow the schema: $.key_facts: is a string, not of type array' ]
 }
 
 @test "summary: an answer cut at the maximum length is no summary: exit 76, only the error record written" {
@@ -849,7 +909,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	answer_with "$SUMMARY"
 	run --separate-stderr ai-context -v --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"ai-context: summarising 8 records"$'\n'"ai-context: summarising with '"*"/ai-ask' --json --schema '"*"': "*" bytes on its stdin"* ]]
+	[[ "$stderr" == *"ai-context: summarising 8 records in 1 part"$'\n'"ai-context: summarising with '"*"/ai-ask' --json --schema '"*"': "*" bytes on its stdin"* ]]
 	[[ "$stderr" == *"ai-ask: "* ]]
 	[[ "$stderr" != *sk-test-0123456789abcdefghij* ]]
 }
