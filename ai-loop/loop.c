@@ -451,17 +451,19 @@ emit_lines(struct loop *L, const struct ai_buf *b, int where, struct ai_err *e)
 	return 0;
 }
 
-/* The jobs to poll while a child of the loop runs: it, and the server (so that its end is seen). */
+/* The jobs to poll while a child of the loop runs: it, and the servers (so that their end is seen). */
 static int
 wait_for(struct loop *L, struct job *j, struct ai_err *e)
 {
-	while (j->live) {
-		struct job *jobs[2] = { j, &L->srv };
+	struct job **jobs = ai_xcalloc(L->o->max_actions + 1, sizeof(*jobs));
+	int rc = 0;
 
-		if (jobs_poll(jobs, L->srv.live ? 2 : 1, -1, e) < 0)
-			return -1;
+	while (rc == 0 && j->live) {
+		jobs[0] = j;
+		rc = jobs_poll(jobs, 1 + server_jobs(L, jobs + 1), -1, e);
 	}
-	return 0;
+	free(jobs);
+	return rc;
 }
 
 /* Options every model call passes on: -m, --provider, --timeout. */
@@ -965,7 +967,7 @@ loop_run(struct loop *L, struct ai_err *e)
 		/* the calls of an unfinished step get a result each: the transcript stays whole */
 		struct ai_err we = AI_ERR_INIT;
 
-		job_free(&L->srv);
+		server_kill(L);
 		tools_abandon(L, L->stop == STOP_INTERRUPTED ?
 		    "interrupted before the tool answered" :
 		    "the loop stopped before the tool answered", &we);
@@ -994,7 +996,6 @@ loop_run(struct loop *L, struct ai_err *e)
 	ai_buf_release(&L->answer);
 	free(L->ask_err);
 	free(L->ask_err_line);
-	free(L->srv_wait);
 	while (L->nwarned > 0)
 		free(L->warned[--L->nwarned]);
 	free(L->warned);
