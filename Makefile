@@ -1,4 +1,5 @@
-# aicli: make, make check, make SANITIZE=1 check, make install, make bench, make fuzz.
+# aicli: make, make check, make SANITIZE=1 check, make install, make bench, make fuzz,
+# make faults.
 #
 # Every tool lives in ai-*/ with a main.c; its binary is built into bin/ from the
 # .c files of its folder and of the folders one level below it (ai-exec/lang/...).
@@ -54,7 +55,7 @@ HELPER_BIN := $(HELPER_SRC:.c=)
 
 MANPAGES := $(sort $(wildcard man/*.1 man/*.7))
 
-.PHONY: all deps check check-unit check-man check-bats install uninstall bench fuzz clean valgrind
+.PHONY: all deps check check-unit check-man check-bats install uninstall bench fuzz faults clean valgrind
 .DELETE_ON_ERROR:
 
 all: $(LIB) $(BINS)
@@ -125,6 +126,12 @@ bench/measure: bench/measure.c
 FUZZ_SECONDS ?= 60
 fuzz:
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# ai-ask against a server that answers badly, many times (make check runs 40;
+# FAULT_SEED=N repeats a run); with SANITIZE=1 under ASan and UBSan.
+FAULT_RUNS ?= 2000
+faults: all
+	@FAULT_RUNS=$(FAULT_RUNS) PATH="$(CURDIR)/bin:$$PATH" bats tests/faults.bats
 
 clean:
 	rm -f $(LIB) $(LIB_OBJ) ai-*/*.o ai-*/*/*.o tests/unit/*.o tests/helpers/*.o $(UNIT_BIN) $(HELPER_BIN)
