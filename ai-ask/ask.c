@@ -173,7 +173,7 @@ open_transcript(struct run *r, const char *path, struct ai_err *e)
 		    path);
 	snprintf(what, sizeof(what), "transcript '%s'", path);
 	if (ai_read_fd(r->tx_fd, &r->tx, path, e) < 0 ||
-	    ai_text_check(r->tx.buf, r->tx.len, what, 0, e) < 0)
+	    ai_text_check(r->tx.buf, r->tx.len, what, 0, 1, e) < 0)
 		return -1;
 	if (!ai_line_is_blank(r->tx.buf, r->tx.len) && !ai_input_is_records(r->tx.buf, r->tx.len))
 		return ai_err_set(e, AI_EXIT_DATAERR, "transcript '%s' does not hold records", path);
@@ -253,7 +253,7 @@ read_stdin(struct run *r, struct ai_err *e)
 	if (r->o->no_stdin || isatty(0) || fcntl(0, F_GETFD) < 0)
 		return 0;
 	if (ai_read_fd(0, &r->in, "standard input", e) < 0 ||
-	    ai_text_check(r->in.buf, r->in.len, "standard input", 0, e) < 0)
+	    ai_text_check(r->in.buf, r->in.len, "standard input", 0, 1, e) < 0)
 		return -1;
 	r->in_records = ai_input_is_records(r->in.buf, r->in.len);
 	if (r->in_records && ai_records_upstream(r->in.buf, r->in.len, &line, &len, e))
@@ -274,7 +274,7 @@ build_conv(struct run *r, struct ai_err *e)
 
 		snprintf(what, sizeof(what), "'%s'", o->system_file);
 		if (ai_read_file(o->system_file, &b, ASK_MAX_FILE, e) < 0 ||
-		    ai_text_check(b.buf, b.len, what, 0, e) < 0) {
+		    ai_text_check(b.buf, b.len, what, 0, 1, e) < 0) {
 			ai_buf_release(&b);
 			return -1;
 		}
@@ -737,9 +737,10 @@ prepare(struct run *r, struct ai_err *e)
 	    (read_json_file(o->schema_file, "schema file", &r->schema, e) < 0 ||
 	    check_schema(o->schema_file, r->schema, e) < 0))
 		return -1;
-	if ((o->prompt != NULL && ai_text_check(o->prompt, strlen(o->prompt), "the prompt", 0, e) < 0) ||
-	    (o->system != NULL && ai_text_check(o->system, strlen(o->system), "the system prompt (-s)",
-	    0, e) < 0))
+	if ((o->prompt != NULL &&
+	    ai_text_check(o->prompt, strlen(o->prompt), "the prompt", 0, 1, e) < 0) ||
+	    (o->system != NULL &&
+	    ai_text_check(o->system, strlen(o->system), "the system prompt (-s)", 0, 1, e) < 0))
 		return -1;
 	o->k.tools = r->tools;
 	o->k.schema = r->schema;

@@ -175,7 +175,7 @@ run(int argc, char **argv, struct ai_err *e)
 	if (rc == 0)
 		rc = ai_read_fd(0, &in, "standard input", e);
 	if (rc == 0)
-		rc = ai_text_check(in.buf, in.len, "standard input", 0, e);
+		rc = ai_text_check(in.buf, in.len, "standard input", 0, 1, e);
 	if (rc == 0) {
 		const char *line;
 		size_t len;

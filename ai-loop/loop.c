@@ -167,7 +167,7 @@ open_continue(struct loop *L, struct ai_buf *hist, struct ai_err *e)
 		struct ai_buf what = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
 		ai_buf_addf(&what, "transcript '%s'", path);
-		rc = ai_text_check(raw.buf, raw.len, what.buf, 0, e);
+		rc = ai_text_check(raw.buf, raw.len, what.buf, 0, 1, e);
 		ai_buf_release(&what);
 		if (rc < 0) {
 			ai_buf_release(&raw);
@@ -222,12 +222,12 @@ read_input(struct loop *L, struct ai_err *e)
 
 	if (!L->o->no_stdin && !isatty(0) && fcntl(0, F_GETFD) >= 0 &&
 	    (ai_read_fd(0, &in, "standard input", e) < 0 ||
-	    ai_text_check(in.buf, in.len, "standard input", 0, e) < 0))
+	    ai_text_check(in.buf, in.len, "standard input", 0, 1, e) < 0))
 		rc = -1;
-	if (rc == 0 && task != NULL && ai_text_check(task, strlen(task), "the task", 0, e) < 0)
+	if (rc == 0 && task != NULL && ai_text_check(task, strlen(task), "the task", 0, 1, e) < 0)
 		rc = -1;
 	if (rc == 0 && L->o->system != NULL &&
-	    ai_text_check(L->o->system, strlen(L->o->system), "the system prompt (-s)", 0, e) < 0)
+	    ai_text_check(L->o->system, strlen(L->o->system), "the system prompt (-s)", 0, 1, e) < 0)
 		rc = -1;
 	if (rc == 0 && ai_input_is_records(in.buf, in.len)) {
 		struct ai_buf recs = AI_BUF_INIT(AI_BUF_NOLIMIT);

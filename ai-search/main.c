@@ -326,7 +326,7 @@ from_stdin(struct ctx *c, struct ai_err *e)
 		if (records < 0)
 			records = ai_input_is_records(line, len);
 		if (!records) {
-			if (ai_text_check(line, len, "standard input", rd.line_off, e) < 0) {
+			if (ai_text_check(line, len, "standard input", rd.line_off, rd.lineno, e) < 0) {
 				rc = -1;
 				break;
 			}
@@ -449,7 +449,7 @@ run(int argc, char **argv, struct ai_err *e)
 		return ai_err_set(e, AI_EXIT_USAGE, "no query: give QUERY, or queries on standard input, one per line");
 	}
 	if (setup(&c, &f, e) == 0 && query != NULL)
-		rc = ai_text_check(query, strlen(query), "the query", 0, e) < 0 ? -1 :
+		rc = ai_text_check(query, strlen(query), "the query", 0, 1, e) < 0 ? -1 :
 		    search(&c, query, e);
 	else if (e->code == 0)
 		rc = from_stdin(&c, e);

@@ -112,11 +112,11 @@ ai_utf8_start(const char *s, size_t n, size_t i)
 	return i;
 }
 
-/* The line (from 1) of offset i in s. */
+/* The line of offset i in s, whose first line is first. */
 static unsigned long
-line_of(const char *s, size_t i)
+line_of(const char *s, size_t i, unsigned long first)
 {
-	unsigned long line = 1;
+	unsigned long line = first;
 	const char *p = s, *end = s + i, *lf;
 
 	while (p < end && (lf = memchr(p, '\n', (size_t)(end - p))) != NULL) {
@@ -127,7 +127,8 @@ line_of(const char *s, size_t i)
 }
 
 int
-ai_text_check(const char *s, size_t n, const char *what, uint64_t base, struct ai_err *e)
+ai_text_check(const char *s, size_t n, const char *what, uint64_t base, unsigned long line,
+    struct ai_err *e)
 {
 	const char *nul = memchr(s, '\0', n);
 	size_t end = nul ? (size_t)(nul - s) : n, i;
@@ -140,11 +141,11 @@ ai_text_check(const char *s, size_t n, const char *what, uint64_t base, struct a
 		    "%s is not UTF-8 text: %s 0x%02x at offset %llu (line %lu); convert it "
 		    "to UTF-8 first (iconv)", what, incomplete && !nul ?
 		    "an incomplete character, byte" : "byte", (unsigned char)s[i],
-		    (unsigned long long)(base + i), line_of(s, i));
+		    (unsigned long long)(base + i), line_of(s, i, line));
 	if (nul != NULL)
 		return ai_err_set(e, AI_EXIT_DATAERR,
 		    "%s is binary: a NUL byte at offset %llu (line %lu); only text is taken", what,
-		    (unsigned long long)(base + end), line_of(s, end));
+		    (unsigned long long)(base + end), line_of(s, end, line));
 	return 0;
 }
 

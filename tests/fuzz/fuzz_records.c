@@ -25,7 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int bad = memchr(s, '\0', size) != NULL || !ai_utf8_valid(s, size);
 
 	ai_json_init();
-	if ((ai_text_check(s, size, "input", 0, &e) < 0) != bad)
+	if ((ai_text_check(s, size, "input", 0, 1, &e) < 0) != bad)
 		abort();
 	if (bad) {
 		at = strstr(e.msg, "offset ");
