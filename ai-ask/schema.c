@@ -35,8 +35,6 @@
 
 #define MAX_DEPTH 256
 
-static const char *const type_names[] = { "object", "array", "string", "number", "integer",
-	"boolean", "null" };
 
 struct check {
 	const cJSON *root;      /* the whole schema, for $ref */
@@ -135,47 +133,50 @@ off_whole(double x)
 	return f > 0.5 ? 1 - f : f;
 }
 
-static int
-is_integer(const cJSON *v)
+static cJSON_bool
+is_integer(const cJSON *const v)
 {
 	return cJSON_IsNumber(v) && whole(v->valuedouble);
+}
+
+/* The types of JSON Schema, in the order a value is named by (an integer before a number). */
+static const struct {
+	const char *name, *a;
+	cJSON_bool (*is)(const cJSON *const v);
+} types[] = {
+	{ "object", "an object", cJSON_IsObject }, { "array", "an array", cJSON_IsArray },
+	{ "string", "a string", cJSON_IsString }, { "integer", "an integer", is_integer },
+	{ "number", "a number", cJSON_IsNumber }, { "boolean", "a boolean", cJSON_IsBool },
+	{ "null", "null", cJSON_IsNull },
+};
+
+static int
+known_type(const char *t)
+{
+	size_t i;
+
+	for (i = 0; i < AI_ARRAY_SIZE(types); i++)
+		if (strcmp(t, types[i].name) == 0)
+			return (int)i;
+	return -1;
 }
 
 static int
 has_type(const cJSON *v, const char *t)
 {
-	if (strcmp(t, "object") == 0)
-		return cJSON_IsObject(v);
-	if (strcmp(t, "array") == 0)
-		return cJSON_IsArray(v);
-	if (strcmp(t, "string") == 0)
-		return cJSON_IsString(v);
-	if (strcmp(t, "number") == 0)
-		return cJSON_IsNumber(v);
-	if (strcmp(t, "integer") == 0)
-		return is_integer(v);
-	if (strcmp(t, "boolean") == 0)
-		return cJSON_IsBool(v);
-	if (strcmp(t, "null") == 0)
-		return cJSON_IsNull(v);
-	return 0;
+	int i = known_type(t);
+
+	return i >= 0 && types[i].is(v);
 }
 
 static const char *
 type_of(const cJSON *v)
 {
-	if (cJSON_IsObject(v))
-		return "an object";
-	if (cJSON_IsArray(v))
-		return "an array";
-	if (cJSON_IsString(v))
-		return "a string";
-	if (is_integer(v))
-		return "an integer";
-	if (cJSON_IsNumber(v))
-		return "a number";
-	if (cJSON_IsBool(v))
-		return "a boolean";
+	size_t i;
+
+	for (i = 0; i < AI_ARRAY_SIZE(types); i++)
+		if (types[i].is(v))
+			return types[i].a;
 	return "null";
 }
 
@@ -839,20 +840,13 @@ static int
 known_types(const cJSON *t)
 {
 	const cJSON *m;
-	size_t k;
 
 	if (cJSON_IsArray(t) && t->child == NULL)
 		return 0;
 	for (m = cJSON_IsString(t) ? t : cJSON_IsArray(t) ? t->child : NULL; m != NULL;
-	    m = cJSON_IsString(t) ? NULL : m->next) {
-		if (!cJSON_IsString(m))
+	    m = cJSON_IsString(t) ? NULL : m->next)
+		if (!cJSON_IsString(m) || known_type(m->valuestring) < 0)
 			return 0;
-		for (k = 0; k < AI_ARRAY_SIZE(type_names); k++)
-			if (strcmp(m->valuestring, type_names[k]) == 0)
-				break;
-		if (k == AI_ARRAY_SIZE(type_names))
-			return 0;
-	}
 	return cJSON_IsString(t) || cJSON_IsArray(t);
 }
 
