@@ -386,17 +386,24 @@ format_ok(const char *f, const char *s)
 
 /*
  * An ECMA-262 pattern as a POSIX extended one: \d \w \s and their
- * negations spelled out (inside a bracket too), other escapes kept.
- * Returns 0, or -1 when regcomp refuses it.
+ * negations spelled out (inside a bracket too), a lazy quantifier read as
+ * the greedy one (whether there is a match is the same), a brace that is no
+ * quantifier made literal.  What POSIX cannot say or a regular expression
+ * engine could blow up on is refused: a quantifier with nothing to repeat
+ * or on another quantifier, a count above 1000, more than 1024 bytes.
+ * Returns 0, or -1 when it cannot be read.
  */
 static int
 pattern_compile(const char *pat, regex_t *re)
 {
 	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
-	int in_bracket = 0, rc;
+	int in_bracket = 0, rc = 0;
+	int prev = 0; /* what came before: 0 nothing to repeat, 1 an atom, 2 a quantifier */
 	size_t i;
 
-	for (i = 0; pat[i]; i++) {
+	if (strlen(pat) > 1024)
+		return -1;
+	for (i = 0; pat[i] && rc == 0; i++) {
 		char c = pat[i];
 
 		if (c == '\\' && pat[i + 1] != '\0') {
@@ -408,20 +415,24 @@ pattern_compile(const char *pat, regex_t *re)
 				ai_buf_adds(&b, cls);
 			else if (cls != NULL && !in_bracket)
 				ai_buf_addf(&b, "[%s%s]", islower((unsigned char)d) ? "" : "^", cls);
-			else if (cls != NULL) {
-				/* a negated class inside a bracket has no POSIX spelling */
-				ai_buf_release(&b);
-				return -1;
-			}
+			else if (cls != NULL)
+				rc = -1; /* a negated class inside a bracket has no POSIX spelling */
 			else if (d == 't' || d == 'n' || d == 'r')
 				ai_buf_addc(&b, d == 't' ? '\t' : d == 'n' ? '\n' : '\r');
 			else if (in_bracket)
 				ai_buf_addc(&b, d);
 			else
 				ai_buf_addf(&b, "\\%c", d);
+			prev = in_bracket ? prev : 1;
 			continue;
 		}
-		if (c == '[' && !in_bracket) {
+		if (in_bracket) {
+			in_bracket = c != ']';
+			prev = in_bracket ? prev : 1;
+			ai_buf_addc(&b, c);
+			continue;
+		}
+		if (c == '[') {
 			in_bracket = 1;
 			ai_buf_addc(&b, c);
 			if (pat[i + 1] == '^')
@@ -430,13 +441,45 @@ pattern_compile(const char *pat, regex_t *re)
 				ai_buf_addc(&b, pat[++i]);
 			continue;
 		}
-		if (c == ']' && in_bracket)
-			in_bracket = 0;
+		if (c == '*' || c == '+' || c == '?' ||
+		    (c == '{' && isdigit((unsigned char)pat[i + 1]))) {
+			if (c == '?' && prev == 2)
+				continue; /* lazy */
+			if (prev != 1) {
+				rc = -1;
+				break;
+			}
+			prev = 2;
+			if (c == '{') {
+				char *end;
+				unsigned long lo = strtoul(pat + i + 1, &end, 10), hi = lo;
+
+				if (*end == ',' && isdigit((unsigned char)end[1]))
+					hi = strtoul(end + 1, &end, 10);
+				else if (*end == ',')
+					end++;
+				if (*end != '}' || lo > 1000 || hi > 1000 || hi < lo) {
+					rc = -1;
+					break;
+				}
+				ai_buf_add(&b, pat + i, (size_t)(end - (pat + i)) + 1);
+				i = (size_t)(end - pat);
+				continue;
+			}
+			ai_buf_addc(&b, c);
+			continue;
+		}
+		if (c == '{' || c == '}')
+			ai_buf_addc(&b, '\\');
+		prev = c == '(' || c == '|' || c == '^' || c == '$' ? 0 : 1;
 		ai_buf_addc(&b, c);
 	}
-	rc = regcomp(re, b.buf ? b.buf : "", REG_EXTENDED | REG_NOSUB);
+	if (rc == 0 && in_bracket)
+		rc = -1;
+	if (rc == 0)
+		rc = regcomp(re, b.buf ? b.buf : "", REG_EXTENDED | REG_NOSUB) == 0 ? 0 : -1;
 	ai_buf_release(&b);
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 /* 1 when s matches pat somewhere, 0 when not, -1 when pat cannot be read. */

@@ -130,6 +130,8 @@ answer_with() {
 {"type":"object","properties":{"a":{"type":"array","items":{"minItems":-1}}}}|$.properties.a.items: "minItems" must be a whole number >= 0
 {"type":"object","properties":{"a":{"$ref":"#/$defs/none"}}}|$.properties.a: "$ref" '#/$defs/none' leads nowhere in the schema
 {"type":"object","properties":{"a":{"pattern":"(unclosed"}}}|$.properties.a: "pattern" '(unclosed' is not a regular expression ai-ask can read
+{"type":"object","properties":{"a":{"pattern":"^]+++++++[A-Z]{3}$"}}}|$.properties.a: "pattern" '^]+++++++[A-Z]{3}$' is not a regular expression ai-ask can read
+{"type":"object","properties":{"a":{"pattern":"a{2000}"}}}|$.properties.a: "pattern" 'a{2000}' is not a regular expression ai-ask can read
 {"type":"object","anyOf":{"type":"string"}}|$: "anyOf" must be an array of schemas
 {"type":"object","properties":{"n":{"multipleOf":0}}}|$.properties.n: "multipleOf" must be a number above 0
 EOF2
