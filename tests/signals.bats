@@ -60,9 +60,12 @@ gone() {
 	[ "$state" = Z ]
 }
 
-# blocked PID: it sleeps in the kernel (a read, a write, a poll), not running.
+# blocked PID: it is the tool by now (not the shell that starts it, which may
+# wait to open a FIFO), and it sleeps in the kernel (a read, a write, a poll).
 blocked() {
-	local state=""
+	local state="" comm=""
+	read -r comm 2>/dev/null < "/proc/$1/comm" || return 1
+	[[ "$comm" == ai-* ]] || return 1
 	read -r _ _ state _ 2>/dev/null < "/proc/$1/stat" || return 1
 	[ "$state" = S ]
 }
