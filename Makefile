@@ -1,5 +1,5 @@
 # aicli: make, make check, make SANITIZE=1 check, make install, make uninstall,
-# make deb, make bench, make fuzz.
+# make deb, make bench, make fuzz, make faults.
 #
 # Every tool lives in ai-*/ with a main.c; its binary is built into bin/ from the
 # .c files of its folder and of the folders one level below it (ai-exec/lang/...).
@@ -71,7 +71,7 @@ COMPLETIONS := $(addprefix completions/bash/,$(TOOLS)) \
 	$(patsubst %,completions/fish/%.fish,$(TOOLS))
 
 .PHONY: all deps check check-unit check-man check-text check-bats install uninstall bench fuzz \
-	clean valgrind deb check-deb
+	faults clean valgrind deb check-deb
 .DELETE_ON_ERROR:
 
 all: $(LIB) $(BINS) $(COMPLETIONS)
@@ -197,6 +197,12 @@ bench/measure: bench/measure.c
 FUZZ_SECONDS ?= 60
 fuzz:
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# ai-ask against a server that answers badly, many times (make check runs 40;
+# FAULT_SEED=N repeats a run); with SANITIZE=1 under ASan and UBSan.
+FAULT_RUNS ?= 2000
+faults: all
+	@FAULT_RUNS=$(FAULT_RUNS) PATH="$(CURDIR)/bin:$$PATH" bats tests/faults.bats
 
 clean:
 	rm -f $(LIB) $(LIB_OBJ) ai-*/*.o ai-*/*/*.o tests/unit/*.o tests/helpers/*.o $(UNIT_BIN) $(HELPER_BIN)

@@ -46,11 +46,30 @@ answer_free(struct answer *a)
 		cJSON_Delete(a->calls[i].obj);
 	}
 	free(a->calls);
-	free(a->blocks);
 	ai_buf_release(&a->text);
 	a->calls = NULL;
+	a->ncalls = 0;
+	answer_next(a);
+}
+
+void
+answer_next(struct answer *a)
+{
+	size_t i;
+
+	for (i = 0; a->partial != NULL && i < a->nblocks; i++)
+		ai_buf_release(&a->partial[i]);
+	free(a->partial);
+	free(a->blocks);
+	cJSON_Delete(a->raw);
+	a->partial = NULL;
 	a->blocks = NULL;
-	a->ncalls = a->nblocks = 0;
+	a->raw = NULL;
+	a->nblocks = 0;
+	a->done = 0;
+	a->stop = STOP_NONE;
+	a->stop_word[0] = '\0';
+	a->instream_error = 0;
 }
 
 int
@@ -63,6 +82,23 @@ answer_text(struct answer *a, const char *p, size_t n, struct ai_err *e)
 		return 0;
 	a->emitted += n;
 	return a->on_text(a->ctx, p, n, e);
+}
+
+int
+answer_refusal(struct answer *a, const char *p, size_t n, struct ai_err *e)
+{
+	if (n == 0)
+		return 0;
+	answer_refuse(a, NULL);
+	return answer_text(a, p, n, e);
+}
+
+void
+answer_refuse(struct answer *a, const char *why)
+{
+	a->refused = 1;
+	if (why != NULL)
+		snprintf(a->stop_word, sizeof(a->stop_word), "%s", why);
 }
 
 struct call *
@@ -120,6 +156,14 @@ int
 answer_finish(struct answer *a, struct ai_err *e)
 {
 	size_t i;
+
+	/* refusal text makes a refusal of whatever end the provider reported */
+	if (a->refused && a->stop != STOP_FILTER && a->stop != STOP_PAUSE) {
+		a->stop = STOP_REFUSAL;
+		if (a->stop_word[0] == '\0' || strcmp(a->stop_word, "completed") == 0 ||
+		    strcmp(a->stop_word, "stop") == 0 || strcmp(a->stop_word, "end_turn") == 0)
+			snprintf(a->stop_word, sizeof(a->stop_word), "refusal");
+	}
 
 	for (i = 0; i < a->ncalls; i++) {
 		struct call *c = &a->calls[i];
@@ -249,6 +293,10 @@ struct stream {
 	struct ai_lines lines;
 	struct ai_buf body;
 	unsigned long n;       /* events or lines handed on */
+	unsigned long good;    /* lines that were JSON */
+	int cut;               /* it ended before the answer did */
+	struct ai_buf raw;     /* NDJSON: the bytes until a line was JSON */
+	int to_body;           /* ... and the first line was not: it is one JSON body */
 };
 
 static int
@@ -295,8 +343,15 @@ on_line(void *ctx, const char *line, size_t len, struct ai_err *e)
 	if (ai_line_is_blank(line, len))
 		return 0;
 	v = ai_json_parse(line, len, e);
+	if (v == NULL && s->good == 0) {
+		/* not a stream of lines after all: one JSON body over several lines */
+		s->to_body = 1;
+		return 1;
+	}
 	if (v == NULL)
 		return bad_event(s, e);
+	if (s->good++ == 0)
+		ai_buf_release(&s->raw);
 	rc = s->p->event(s->k, s->a, NULL, v, e);
 	cJSON_Delete(v);
 	return rc;
@@ -313,6 +368,7 @@ stream_new(const struct provider *p, struct answer *a, const struct ask *k)
 	ai_sse_init(&s->sse, ASK_MAX_EVENT, on_event, s);
 	ai_lines_init(&s->lines, AI_LINES_LF, ASK_MAX_EVENT);
 	ai_buf_init(&s->body, (size_t)32 << 20);
+	ai_buf_init(&s->raw, (size_t)32 << 20);
 	return s;
 }
 
@@ -330,13 +386,46 @@ stream_free(struct stream *s)
 	ai_sse_release(&s->sse);
 	ai_lines_release(&s->lines);
 	ai_buf_release(&s->body);
+	ai_buf_release(&s->raw);
 	free(s);
+}
+
+/* Too much of an answer that was to be one JSON body. */
+static int
+too_big(struct stream *s, struct ai_err *e)
+{
+	return ai_err_set(e, AI_EXIT_PROTOCOL, "the answer from %s is larger than the limit of %zu bytes",
+	    s->a->service, s->body.max);
+}
+
+/*
+ * Lines of NDJSON, whatever the content type said; when the first line is
+ * not JSON (a body spread over several lines), everything so far and after
+ * is one JSON body instead.
+ */
+static int
+ndjson_data(struct stream *s, const char *p, size_t n, struct ai_err *e)
+{
+	int rc;
+
+	if (s->good == 0 && ai_buf_add(&s->raw, p, n) < 0)
+		return too_big(s, e);
+	rc = ai_lines_feed(&s->lines, p, n, on_line, s, e);
+	if (rc > 0 && s->to_body) {
+		s->mode = MODE_BODY;
+		ai_buf_add(&s->body, s->raw.buf, s->raw.len);
+		ai_buf_release(&s->raw);
+		return 0;
+	}
+	return rc;
 }
 
 /*
  * A server asked to stream may answer with one JSON body anyway (some
  * OpenAI-compatible servers do), and one asked not to may stream: the
- * content type decides, and only without one does the request.
+ * content type decides, and only without one does the request.  Ollama's
+ * native API streams NDJSON whatever its content type says (ollama.com
+ * sends application/json), and one JSON body on one line reads the same.
  */
 int
 stream_data(void *ctx, const char *p, size_t n, struct ai_err *e)
@@ -346,7 +435,9 @@ stream_data(void *ctx, const char *p, size_t n, struct ai_err *e)
 	if (s->mode == MODE_UNKNOWN) {
 		const char *t = s->ctype != NULL ? s->ctype : "";
 
-		if (strncmp(t, "text/event-stream", 17) == 0)
+		if (s->p->ndjson)
+			s->mode = MODE_NDJSON;
+		else if (strncmp(t, "text/event-stream", 17) == 0)
 			s->mode = MODE_SSE;
 		else if (strncmp(t, "application/x-ndjson", 20) == 0)
 			s->mode = MODE_NDJSON;
@@ -359,12 +450,10 @@ stream_data(void *ctx, const char *p, size_t n, struct ai_err *e)
 	case MODE_SSE:
 		return ai_sse_feed(&s->sse, p, n, e);
 	case MODE_NDJSON:
-		return ai_lines_feed(&s->lines, p, n, on_line, s, e);
+		return ndjson_data(s, p, n, e);
 	default:
 		if (ai_buf_add(&s->body, p, n) < 0)
-			return ai_err_set(e, AI_EXIT_PROTOCOL,
-			    "the answer from %s is larger than the limit of %zu bytes", s->a->service,
-			    s->body.max);
+			return too_big(s, e);
 		return 0;
 	}
 }
@@ -377,18 +466,38 @@ stream_end(struct stream *s, struct ai_err *e)
 	switch (s->mode) {
 	case MODE_SSE:
 		rc = ai_sse_end(&s->sse, e);
-		if (rc < 0)
+		if (rc < 0) {
+			/* inside an event */
+			s->cut = 1;
 			ai_err_prefix(e, "%s", s->a->service);
+		}
 		break;
-	case MODE_NDJSON:
-		rc = ai_lines_end(&s->lines, on_line, s, NULL, e);
-		break;
+	case MODE_NDJSON: {
+		int partial = 0;
+
+		rc = ai_lines_end(&s->lines, on_line, s, &partial, e);
+		/* a last line without its end that is not JSON: cut inside it */
+		s->cut = rc < 0 && partial;
+		if (rc > 0 && s->to_body) {
+			/* the last line was the first that was not JSON */
+			ai_buf_add(&s->body, s->raw.buf, s->raw.len);
+			ai_buf_release(&s->raw);
+		} else {
+			break;
+		}
+	}
+		/* fall through */
 	default: {
+		size_t off;
+		const char *why;
 		cJSON *v;
 
 		if (s->body.len == 0)
 			return ai_err_set(e, AI_EXIT_PROTOCOL, "%s sent an empty answer", s->a->service);
 		s->n = 1;
+		/* JSON that is fine up to where it stops was cut there */
+		s->cut = ai_json_check(s->body.buf, s->body.len, &off, &why) < 0 &&
+		    off >= s->body.len;
 		v = ai_json_parse(s->body.buf, s->body.len, e);
 		if (v == NULL)
 			return bad_event(s, e);
@@ -399,8 +508,35 @@ stream_end(struct stream *s, struct ai_err *e)
 		break;
 	}
 	}
-	if (rc == 0 && !s->a->done)
+	if (rc == 0 && !s->a->done) {
+		s->cut = 1;
 		rc = ai_err_set(e, AI_EXIT_PROTOCOL, "the answer from %s ended before it was complete",
 		    s->a->service);
+	}
 	return rc;
+}
+
+int
+stream_cut(const struct stream *s)
+{
+	return s->cut;
+}
+
+void
+answer_rewind(struct answer *a, size_t text_len, size_t ncalls)
+{
+	while (a->ncalls > ncalls) {
+		struct call *c = &a->calls[--a->ncalls];
+
+		free(c->id);
+		free(c->name);
+		ai_buf_release(&c->args);
+		cJSON_Delete(c->obj);
+	}
+	ai_buf_truncate(&a->text, text_len);
+	a->emitted = a->emitted < text_len ? a->emitted : text_len;
+	a->has_usage = 0;
+	a->input = a->cached = a->output = 0;
+	a->refused = 0;
+	answer_next(a);
 }

@@ -17,7 +17,9 @@
  * never the answer), tool_use; streamed as
  * message_start (usage), content_block_start/delta/stop (text_delta,
  * input_json_delta, thinking_delta...), message_delta (stop_reason, usage),
- * message_stop, ping and error events.
+ * message_stop, ping and error events.  stop_reason "refusal" is a
+ * refusal; "pause_turn" a turn the API paused, which ask.c continues by
+ * sending the answer's content back as it came (rebuilt from the stream).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +117,16 @@ messages(const struct conv *c)
 			ai_json_addstr(b, "text", t->text);
 			cJSON_AddItemToArray(blocks, b);
 			break;
+		case TURN_RAW: {
+			const cJSON *r;
+
+			/* a paused turn goes back as the API gave it */
+			blocks = blocks_of(msgs, "assistant");
+			cJSON_Delete(b);
+			cJSON_ArrayForEach(r, t->args)
+				cJSON_AddItemToArray(blocks, cJSON_Duplicate(r, 1));
+			break;
+		}
 		case TURN_CALL:
 			blocks = blocks_of(msgs, "assistant");
 			id = clean_id(t->id);
@@ -273,6 +285,8 @@ set_stop(struct answer *a, const struct ask *k, const char *reason)
 		a->stop = STOP_TOOLS;
 	else if (strcmp(reason, "refusal") == 0)
 		a->stop = STOP_REFUSAL;
+	else if (strcmp(reason, "pause_turn") == 0)
+		a->stop = STOP_PAUSE;
 	else
 		a->stop = STOP_END;
 }
@@ -288,6 +302,9 @@ parse(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
 		return answer_fail(a, 0, "could not answer", ai_json_get(r, "error"), e);
 	if (model != NULL)
 		snprintf(a->model, sizeof(a->model), "%s", model);
+	cJSON_Delete(a->raw);
+	a->raw = cJSON_IsArray(ai_json_get(r, "content")) ?
+	    cJSON_Duplicate(ai_json_get(r, "content"), 1) : NULL;
 	cJSON_ArrayForEach(b, ai_json_get(r, "content")) {
 		const char *type = ai_json_str(b, "type"), *text = ai_json_str(b, "text");
 		const cJSON *input = ai_json_get(b, "input");
@@ -329,6 +346,85 @@ parse(const struct ask *k, struct answer *a, const cJSON *r, struct ai_err *e)
 	return 0;
 }
 
+/*
+ * The content of a streamed answer, rebuilt block by block, so that a
+ * paused turn can go back as the API gave it: each block as it started,
+ * its text, thinking or input JSON gathered in a->partial, its signature
+ * and citations as they come, completed at content_block_stop.
+ */
+static void
+raw_start(struct answer *a, uint64_t idx, const cJSON *b)
+{
+	if (a->raw == NULL)
+		a->raw = cJSON_CreateArray();
+	while ((uint64_t)cJSON_GetArraySize(a->raw) < idx)
+		cJSON_AddItemToArray(a->raw, cJSON_CreateNull());
+	if ((uint64_t)cJSON_GetArraySize(a->raw) == idx)
+		cJSON_AddItemToArray(a->raw, cJSON_Duplicate(b, 1));
+	else
+		cJSON_ReplaceItemInArray(a->raw, (int)idx, cJSON_Duplicate(b, 1));
+}
+
+static void
+raw_delta(struct answer *a, uint64_t idx, const cJSON *delta)
+{
+	cJSON *blk = idx < a->nblocks ? cJSON_GetArrayItem(a->raw, (int)idx) : NULL;
+	const char *dt = ai_json_str(delta, "type"), *s;
+	const cJSON *cit;
+
+	if (blk == NULL || dt == NULL)
+		return;
+	if ((strcmp(dt, "text_delta") == 0 && (s = ai_json_str(delta, "text")) != NULL) ||
+	    (strcmp(dt, "thinking_delta") == 0 && (s = ai_json_str(delta, "thinking")) != NULL) ||
+	    (strcmp(dt, "input_json_delta") == 0 &&
+	    (s = ai_json_str(delta, "partial_json")) != NULL))
+		ai_buf_adds(&a->partial[idx], s);
+	else if (strcmp(dt, "signature_delta") == 0 && (s = ai_json_str(delta, "signature")) != NULL) {
+		cJSON_DeleteItemFromObjectCaseSensitive(blk, "signature");
+		ai_json_addstr(blk, "signature", s);
+	} else if (strcmp(dt, "citations_delta") == 0 &&
+	    cJSON_IsObject(cit = ai_json_get(delta, "citation"))) {
+		cJSON *list = cJSON_GetObjectItemCaseSensitive(blk, "citations");
+
+		if (!cJSON_IsArray(list)) {
+			cJSON_DeleteItemFromObjectCaseSensitive(blk, "citations");
+			list = cJSON_AddArrayToObject(blk, "citations");
+		}
+		cJSON_AddItemToArray(list, cJSON_Duplicate(cit, 1));
+	}
+}
+
+static void
+raw_stop(struct answer *a, uint64_t idx)
+{
+	cJSON *blk = idx < a->nblocks ? cJSON_GetArrayItem(a->raw, (int)idx) : NULL;
+	const char *type = ai_json_str(blk, "type");
+	struct ai_buf *p;
+
+	if (blk == NULL || type == NULL)
+		return;
+	p = &a->partial[idx];
+	if (strcmp(type, "text") == 0 || strcmp(type, "thinking") == 0) {
+		const char *was = ai_json_str(blk, type);
+		struct ai_buf all = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_buf_adds(&all, was != NULL ? was : "");
+		ai_buf_add(&all, p->buf, p->len);
+		cJSON_DeleteItemFromObjectCaseSensitive(blk, type);
+		ai_json_addstrn(blk, type, all.buf, all.len);
+		ai_buf_release(&all);
+	} else if (p->len > 0) {
+		struct ai_err pe = AI_ERR_INIT;
+		cJSON *in = ai_json_parse(p->buf, p->len, &pe);
+
+		if (in != NULL) {
+			cJSON_DeleteItemFromObjectCaseSensitive(blk, "input");
+			cJSON_AddItemToObject(blk, "input", in);
+		}
+	}
+	ai_buf_release(p);
+}
+
 static int
 block_kind(const struct answer *a, uint64_t idx)
 {
@@ -353,11 +449,17 @@ block_start(const struct ask *k, struct answer *a, uint64_t idx, const cJSON *b,
 	else if (type != NULL && strcmp(type, "tool_use") == 0)
 		kind = k->schema != NULL ? BLOCK_SCHEMA : BLOCK_TOOL;
 	if (idx >= a->nblocks) {
+		size_t j;
+
 		a->blocks = ai_xrealloc(a->blocks, (size_t)idx + 1);
 		memset(a->blocks + a->nblocks, BLOCK_SKIP, (size_t)idx + 1 - a->nblocks);
+		a->partial = ai_xrealloc(a->partial, ((size_t)idx + 1) * sizeof(*a->partial));
+		for (j = a->nblocks; j <= idx; j++)
+			ai_buf_init(&a->partial[j], ASK_MAX_EVENT);
 		a->nblocks = (size_t)idx + 1;
 	}
 	a->blocks[idx] = (signed char)kind;
+	raw_start(a, idx, b);
 	if (kind == BLOCK_TOOL) {
 		struct call *c = answer_call(a, (long)idx);
 
@@ -393,6 +495,7 @@ event(const struct ask *k, struct answer *a, const char *sse_type, const cJSON *
 
 		if (dt == NULL)
 			return 0;
+		raw_delta(a, idx, delta);
 		if (strcmp(dt, "text_delta") == 0 && kind == BLOCK_TEXT &&
 		    (s = ai_json_str(delta, "text")) != NULL)
 			return answer_text(a, s, strlen(s), e);
@@ -420,6 +523,10 @@ event(const struct ask *k, struct answer *a, const char *sse_type, const cJSON *
 	}
 	if (strcmp(type, "content_block_start") == 0)
 		return block_start(k, a, idx, ai_json_get(d, "content_block"), e);
+	if (strcmp(type, "content_block_stop") == 0) {
+		raw_stop(a, idx);
+		return 0;
+	}
 	if (strcmp(type, "message_start") == 0) {
 		const cJSON *m = ai_json_get(d, "message");
 		const char *model = ai_json_str(m, "model");

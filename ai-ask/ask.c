@@ -8,11 +8,13 @@
  * complete, with delta records before them under --stream.  An answer cut
  * short by the network never yields a message record.  An answer cut at the
  * maximum length is written, marked "truncated", and ends the run with the
- * limit status; a --schema answer that is not JSON becomes the
- * fallback object and ends it with the format status.
+ * limit status; a --schema answer that is not a JSON object (also out of
+ * one fenced block) becomes the fallback object, and one that does not
+ * follow the schema is written as it is: both end with the format status.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -25,6 +27,7 @@
 #include "json.h"
 #include "msg.h"
 #include "record.h"
+#include "sig.h"
 #include "text.h"
 #include "url.h"
 #include "util.h"
@@ -47,7 +50,9 @@ struct run {
 	struct ai_sanitizer z;
 	char last;                 /* the last byte of text written to stdout */
 	size_t written;
-	size_t body_len;
+	size_t body_len;           /* of every request made */
+	uint64_t pauses;           /* continuations of a paused turn */
+	uint64_t in_tok, cached_tok, out_tok; /* the usage of the requests before the last */
 	char service[300];
 };
 
@@ -131,6 +136,11 @@ check_schema(const char *path, const cJSON *s, struct ai_err *e)
 		return ai_err_set(e, AI_EXIT_DATAERR,
 		    "schema file '%s' must hold a JSON Schema for an object ({\"type\": \"object\", ...})",
 		    path);
+	if (schema_lint(s, e) < 0) {
+		ai_err_prefix(e, "schema file '%s'", path);
+		e->code = AI_EXIT_DATAERR;
+		return -1;
+	}
 	return 0;
 }
 
@@ -145,10 +155,14 @@ static int
 open_transcript(struct run *r, const char *path, struct ai_err *e)
 {
 	struct stat st;
+	char what[PATH_MAX + 16];
 
 	r->tx_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
-	if (r->tx_fd >= 0)
+	if (r->tx_fd >= 0) {
+		/* nothing is in it yet: a signal does not leave it behind */
 		r->tx_created = 1;
+		ai_sig_remove_on_signal(path);
+	}
 	else if (errno == EEXIST)
 		r->tx_fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (r->tx_fd < 0)
@@ -159,7 +173,9 @@ open_transcript(struct run *r, const char *path, struct ai_err *e)
 	if (flock(r->tx_fd, LOCK_EX | LOCK_NB) < 0)
 		return ai_err_set(e, AI_EXIT_TEMPFAIL, "transcript '%s' is in use by another process",
 		    path);
-	if (ai_read_fd(r->tx_fd, &r->tx, path, e) < 0)
+	snprintf(what, sizeof(what), "transcript '%s'", path);
+	if (ai_read_fd(r->tx_fd, &r->tx, path, e) < 0 ||
+	    ai_text_check(r->tx.buf, r->tx.len, what, 0, 1, e) < 0)
 		return -1;
 	if (!ai_line_is_blank(r->tx.buf, r->tx.len) && !ai_input_is_records(r->tx.buf, r->tx.len))
 		return ai_err_set(e, AI_EXIT_DATAERR, "transcript '%s' does not hold records", path);
@@ -176,6 +192,7 @@ close_transcript(struct run *r)
 
 		if (fstat(r->tx_fd, &st) == 0 && st.st_size == 0)
 			unlink(r->o->continue_file);
+		ai_sig_keep(r->o->continue_file);
 	}
 	close(r->tx_fd);
 	r->tx_fd = -1;
@@ -217,20 +234,32 @@ append_transcript(struct run *r, const cJSON *answer_recs, struct ai_err *e)
 	if (lseek(r->tx_fd, 0, SEEK_END) < 0 || ai_write_all(r->tx_fd, b.buf, b.len) < 0)
 		rc = ai_err_set(e, AI_EXIT_IOERR, "cannot append to transcript '%s': %s",
 		    r->o->continue_file, strerror(errno));
+	else
+		ai_sig_keep(r->o->continue_file);
 	ai_buf_release(&b);
 	return rc;
 }
 
 /* ---- input ---- */
 
+/*
+ * Standard input: records, in which an error record stops the run before
+ * anything costs (aicli(7)), or text, which must be text (text.h).
+ */
 static int
 read_stdin(struct run *r, struct ai_err *e)
 {
+	const char *line;
+	size_t len;
+
 	if (r->o->no_stdin || isatty(0) || fcntl(0, F_GETFD) < 0)
 		return 0;
-	if (ai_read_fd(0, &r->in, "standard input", e) < 0)
+	if (ai_read_fd(0, &r->in, "standard input", e) < 0 ||
+	    ai_text_check(r->in.buf, r->in.len, "standard input", 0, 1, e) < 0)
 		return -1;
 	r->in_records = ai_input_is_records(r->in.buf, r->in.len);
+	if (r->in_records && ai_records_upstream(r->in.buf, r->in.len, &line, &len, e))
+		return ai_error_pass(line, len, r->o->json, e);
 	return 0;
 }
 
@@ -243,7 +272,11 @@ build_conv(struct run *r, struct ai_err *e)
 	if (o->system_file != NULL) {
 		struct ai_buf b = AI_BUF_INIT(ASK_MAX_FILE);
 
-		if (ai_read_file(o->system_file, &b, ASK_MAX_FILE, e) < 0) {
+		char what[PATH_MAX + 16];
+
+		snprintf(what, sizeof(what), "'%s'", o->system_file);
+		if (ai_read_file(o->system_file, &b, ASK_MAX_FILE, e) < 0 ||
+		    ai_text_check(b.buf, b.len, what, 0, 1, e) < 0) {
 			ai_buf_release(&b);
 			return -1;
 		}
@@ -273,13 +306,6 @@ build_conv(struct run *r, struct ai_err *e)
 			if (b.len > 0)
 				ai_buf_adds(&b, "\n\n");
 			ai_buf_adds(&b, o->prompt);
-		}
-		if (b.len > 0 && !ai_utf8_valid(b.buf, b.len)) {
-			struct ai_buf fixed = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-			ai_utf8_fix(&fixed, b.buf, b.len);
-			ai_buf_release(&b);
-			b = fixed;
 		}
 		if (b.len > 0)
 			r->user_text = ai_buf_detach(&b, NULL);
@@ -364,7 +390,7 @@ usage_record(struct run *r, struct price *price, int *priced)
 	if (written > 0)
 		ai_json_addnum(u, "cache_write_tokens", (double)written);
 	ai_json_addnum(u, "output_tokens", (double)out);
-	ai_json_addnum(u, "calls", 1);
+	ai_json_addnum(u, "calls", (double)(1 + r->pauses));
 	ai_json_addnum(u, "weighted_tokens", usage_weighted(in, cached, out));
 	*priced = price_find(r->o->prices, r->o->k.model, a->model, price);
 	if (*priced)
@@ -390,39 +416,76 @@ print_usage(const cJSON *u, int priced)
 	    ai_json_get(u, "estimated") ? ", estimated" : "", ai_json_str(u, "model"));
 }
 
-/*
- * The answer that a --schema run prints: the model's JSON as it gave it
- * (trimmed), or the fallback object when it is not a JSON object.
- */
-static char *
-schema_answer(const struct ai_buf *text, int *fallback)
+/* s[0..n), blanks around it aside, as a JSON object (*off, *len: where); else NULL. */
+static cJSON *
+object_in(const char *s, size_t n, size_t *off, size_t *len)
 {
 	struct ai_err pe = AI_ERR_INIT;
-	const char *s = text->buf;
-	size_t n = text->len;
+	size_t i = 0;
 	cJSON *v;
 
-	while (n > 0 && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) {
-		s++;
+	while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
+		i++;
+	while (n > i && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '\t'))
 		n--;
+	v = ai_json_parse(s + i, n - i, &pe);
+	if (!cJSON_IsObject(v)) {
+		cJSON_Delete(v);
+		return NULL;
 	}
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '\t'))
-		n--;
-	v = ai_json_parse(s, n, &pe);
-	*fallback = v == NULL || !cJSON_IsObject(v);
-	cJSON_Delete(v);
-	if (*fallback) {
+	*off = i;
+	*len = n - i;
+	return v;
+}
+
+/*
+ * The JSON object of an answer: the whole text, else the one fenced block in
+ * it (the model wrapped its JSON in ```json ... ```).
+ */
+static cJSON *
+schema_json(const char *s, size_t n, size_t *off, size_t *len)
+{
+	size_t fo, fl;
+	cJSON *v = object_in(s, n, off, len);
+
+	if (v != NULL || !schema_fenced(s, n, &fo, &fl))
+		return v;
+	v = object_in(s + fo, fl, off, len);
+	*off += fo;
+	return v;
+}
+
+/*
+ * The answer that a --schema run prints: the model's JSON object as it gave
+ * it (trimmed, and out of its fence), checked against the schema (*code 4
+ * and why when it does not follow it), or the fallback object when there is
+ * no JSON object (*code 4 too).
+ */
+static char *
+schema_answer(const struct ai_buf *text, const cJSON *schema, int *code, struct ai_err *why)
+{
+	size_t off = 0, len = 0;
+	cJSON *v = schema_json(text->buf ? text->buf : "", text->len, &off, &len);
+	char *out;
+
+	*code = 0;
+	if (v == NULL) {
 		cJSON *f = cJSON_CreateObject();
-		char *out;
 
 		ai_json_addstrn(f, "result", text->buf, text->len);
 		ai_json_addbool(f, "_fallback", 1);
 		ai_json_addstr(f, "_reason", "model_output_was_not_valid_json");
 		out = ai_json_print(f);
 		cJSON_Delete(f);
+		*code = AI_EXIT_FORMAT;
+		ai_err_set(why, AI_EXIT_FORMAT, "the answer is not a JSON object: wrote the fallback "
+		    "object {\"result\": ..., \"_fallback\": true} instead");
 		return out;
 	}
-	return ai_xmemdup(s, n);
+	if (schema_check(schema, v, why) < 0)
+		*code = AI_EXIT_FORMAT;
+	cJSON_Delete(v);
+	return ai_xmemdup(text->buf + off, len);
 }
 
 /* Write the complete answer; its records also go into out_recs (for the transcript). */
@@ -434,20 +497,19 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 	const char *text = a->text.buf;
 	char *schema_text = NULL;
 	size_t i, tlen = a->text.len;
-	int code = 0, fallback = 0, priced = 0, rc = 0;
+	int code = 0, priced = 0, rc = 0;
+	struct ai_err why = AI_ERR_INIT;
 	struct price price;
 	cJSON *rec, *usage;
 
-	if (a->stop == STOP_LENGTH)
+	if (a->stop == STOP_LENGTH || a->stop == STOP_PAUSE)
 		code = AI_EXIT_LIMIT;
 	else if (a->stop == STOP_FILTER || a->stop == STOP_REFUSAL)
 		code = AI_EXIT_FAIL;
 	else if (o->k.schema != NULL) {
-		schema_text = schema_answer(&a->text, &fallback);
+		schema_text = schema_answer(&a->text, o->k.schema, &code, &why);
 		text = schema_text;
 		tlen = strlen(schema_text);
-		if (fallback)
-			code = AI_EXIT_FORMAT;
 	}
 	for (i = 0; i < a->nthoughts; i++) {
 		const struct thought *t = &a->thoughts[i];
@@ -467,7 +529,10 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 		rec = ai_record_new("message");
 		ai_json_addstr(rec, "role", "assistant");
 		ai_json_addstrn(rec, "content", text, tlen);
-		if (code == AI_EXIT_LIMIT || code == AI_EXIT_FAIL)
+		/* a refusal is marked as one; an answer cut short as truncated (a filter's, both) */
+		if (code == AI_EXIT_FAIL)
+			ai_json_addbool(rec, "refusal", 1);
+		if (code == AI_EXIT_LIMIT || a->stop == STOP_FILTER)
 			ai_json_addbool(rec, "truncated", 1);
 		cJSON_AddItemToArray(out_recs, rec);
 	}
@@ -509,14 +574,23 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 		return -1;
 	if (tlen == 0 && a->ncalls == 0 && code == 0)
 		ai_warn("the answer from %s is empty", a->service);
+	if (code == AI_EXIT_LIMIT && a->stop == STOP_PAUSE)
+		return ai_err_set(e, code, "the answer is incomplete: %s paused the turn %llu times "
+		    "(--max-pauses %llu)", a->service, (unsigned long long)o->max_pauses + 1,
+		    (unsigned long long)o->max_pauses);
 	if (code == AI_EXIT_LIMIT)
 		return ai_err_set(e, code, "the answer is incomplete: it reached the maximum length "
 		    "(%s said '%s'); raise --max-tokens", a->service, a->stop_word);
+	if (code == AI_EXIT_FAIL && a->stop == STOP_FILTER)
+		return ai_err_set(e, code, "%s stopped the answer: a refusal ('%s')", a->service,
+		    a->stop_word);
 	if (code == AI_EXIT_FAIL)
-		return ai_err_set(e, code, "%s stopped the answer ('%s')", a->service, a->stop_word);
-	if (code == AI_EXIT_FORMAT)
-		return ai_err_set(e, code, "the answer is not a JSON object: wrote the fallback "
-		    "object {\"result\": ..., \"_fallback\": true} instead");
+		return ai_err_set(e, code, "the model refused to answer (%s said '%s')", a->service,
+		    a->stop_word);
+	if (code == AI_EXIT_FORMAT) {
+		*e = why;
+		return -1;
+	}
 	return 0;
 }
 
@@ -618,8 +692,12 @@ request(struct run *r, const char *body, size_t len, struct ai_err *e)
 	char **headers;
 	struct ai_http h;
 	int64_t start, deadline, backoff = 1000;
-	int attempts = o->attempts, rc;
+	int attempts = o->attempts, rc, cut;
 	char dur[32];
+	/* what this request may take back: nothing before it, nothing already written */
+	size_t text0 = r->ans.text.len, calls0 = r->ans.ncalls, emitted0 = r->ans.emitted;
+	uint64_t in0 = r->ans.input, cached0 = r->ans.cached, out0 = r->ans.output;
+	int usage0 = r->ans.has_usage;
 
 	headers = ask_headers(o);
 	if (ai_http_init(&h, e) < 0) {
@@ -659,22 +737,24 @@ request(struct run *r, const char *body, size_t len, struct ai_err *e)
 			ai_error("%s answered HTTP %ld after %d attempt(s), %s", r->service, resp.status,
 			    resp.attempts, ai_fmt_ms(ai_now_ms() - start, dur, sizeof(dur)));
 		attempts -= resp.attempts;
+		cut = rc < 0 && (resp.cut || stream_cut(s));
 		stream_free(s);
 		ai_http_resp_free(&resp);
-		if (rc < 0 && r->ans.instream_error && e->retryable && r->ans.emitted == 0 &&
-		    attempts > 0 && ai_now_ms() + backoff < deadline) {
-			void *on_text_ctx = r->ans.ctx;
-			int (*fn)(void *, const char *, size_t, struct ai_err *) = r->ans.on_text;
-
+		/*
+		 * An error inside a 200 answer (overloaded), or an answer cut wherever it
+		 * was cut, is tried again as long as nothing of it reached stdout.
+		 */
+		if (rc < 0 && ((r->ans.instream_error && e->retryable) || cut) &&
+		    r->ans.emitted == emitted0 && attempts > 0 && ai_now_ms() + backoff < deadline) {
 			if (o->verbose)
 				ai_error("%s; retrying in %s", e->msg, ai_fmt_ms(backoff, dur, sizeof(dur)));
 			ai_sleep_ms(backoff, NULL);
 			backoff *= 2;
-			answer_free(&r->ans);
-			answer_init(&r->ans);
-			r->ans.on_text = fn;
-			r->ans.ctx = on_text_ctx;
-			r->ans.service = r->service;
+			answer_rewind(&r->ans, text0, calls0);
+			r->ans.input = in0;
+			r->ans.cached = cached0;
+			r->ans.output = out0;
+			r->ans.has_usage = usage0;
 			ai_err_clear(e);
 			continue;
 		}
@@ -733,6 +813,11 @@ prepare(struct run *r, struct ai_err *e)
 	if (o->schema_file != NULL &&
 	    (read_json_file(o->schema_file, "schema file", &r->schema, e) < 0 ||
 	    check_schema(o->schema_file, r->schema, e) < 0))
+		return -1;
+	if ((o->prompt != NULL &&
+	    ai_text_check(o->prompt, strlen(o->prompt), "the prompt", 0, 1, e) < 0) ||
+	    (o->system != NULL &&
+	    ai_text_check(o->system, strlen(o->system), "the system prompt (-s)", 0, 1, e) < 0))
 		return -1;
 	o->k.tools = r->tools;
 	o->k.schema = r->schema;
@@ -809,6 +894,33 @@ ask_run(struct opts *o, struct ai_err *e)
 		rc = request(&r, text, r.body_len, e);
 		if (rc == 0)
 			rc = answer_finish(&r.ans, e);
+		/* a paused turn goes on: its content back, the same request again, bounded */
+		while (rc == 0 && r.ans.stop == STOP_PAUSE && r.ans.raw != NULL &&
+		    r.pauses < o->max_pauses) {
+			r.pauses++;
+			if (o->verbose)
+				ai_error("%s paused the turn; continuing it (%llu of at most %llu)",
+				    r.service, (unsigned long long)r.pauses,
+				    (unsigned long long)o->max_pauses);
+			conv_add_raw(&r.conv, r.ans.raw);
+			r.ans.raw = NULL;
+			r.in_tok += r.ans.input;
+			r.cached_tok += r.ans.cached;
+			r.out_tok += r.ans.output;
+			r.ans.input = r.ans.cached = r.ans.output = 0;
+			answer_next(&r.ans);
+			cJSON_Delete(body);
+			free(text);
+			body = o->k.p->body(&o->k, &r.conv);
+			text = ai_json_print(body);
+			r.body_len += strlen(text);
+			rc = request(&r, text, strlen(text), e);
+			if (rc == 0)
+				rc = answer_finish(&r.ans, e);
+		}
+		r.ans.input += r.in_tok;
+		r.ans.cached += r.cached_tok;
+		r.ans.output += r.out_tok;
 		spinner_stop();
 		if (rc < 0)
 			end_line(&r);

@@ -28,7 +28,8 @@
 
 /* ---- the conversation (conv.c) ---- */
 
-enum { TURN_USER, TURN_ASSISTANT, TURN_CALL, TURN_RESULT, TURN_REASONING };
+/* TURN_RAW: a paused turn's content as the provider gave it (args), sent back as it is. */
+enum { TURN_USER, TURN_ASSISTANT, TURN_CALL, TURN_RESULT, TURN_REASONING, TURN_RAW };
 
 /* A file given with -a (attach.c). */
 enum { ATT_IMAGE, ATT_PDF };
@@ -70,6 +71,8 @@ void conv_init(struct conv *c);
 void conv_free(struct conv *c);
 void conv_add_system(struct conv *c, const char *text, size_t n);
 void conv_add_user(struct conv *c, const char *text, size_t n);
+/* The content of a paused turn (takes raw). */
+void conv_add_raw(struct conv *c, cJSON *raw);
 /* Add a record stream (NDJSON) read from src; errors name src and the line. */
 int conv_add_records(struct conv *c, const char *data, size_t len, const char *src,
     struct ai_err *e);
@@ -121,6 +124,7 @@ struct opts {
 	int64_t timeout_ms;
 	int64_t idle_ms;
 	int attempts;
+	uint64_t max_pauses;       /* a paused turn is continued at most this often */
 	const cJSON *prices;       /* the configuration's "prices", or NULL */
 };
 
@@ -175,7 +179,14 @@ int attach_parse_size(const char *s, uint64_t *out);
 
 /* ---- the answer (answer.c) ---- */
 
-enum { STOP_NONE, STOP_END, STOP_TOOLS, STOP_LENGTH, STOP_FILTER, STOP_REFUSAL };
+/*
+ * How an answer stopped.  STOP_REFUSAL: the model declined (a refusal part,
+ * Anthropic's stop_reason "refusal"); STOP_FILTER: the provider's safety
+ * filter stopped it; both are refusals (exit 1, the message record marked
+ * "refusal").  STOP_PAUSE: the provider paused a long turn, which is
+ * continued (Anthropic's "pause_turn").
+ */
+enum { STOP_NONE, STOP_END, STOP_TOOLS, STOP_LENGTH, STOP_FILTER, STOP_REFUSAL, STOP_PAUSE };
 
 struct call {
 	char *id;
@@ -208,8 +219,16 @@ struct answer {
 	struct thought *thoughts; /* what the model reasoned in, in order */
 	size_t nthoughts;
 	int instream_error;      /* the error came inside a 200 answer */
+	int refused;             /* refusal text arrived (answer_refusal) */
 	signed char *blocks;     /* Anthropic: kind of each content block */
 	size_t nblocks;
+	/*
+	 * The content of a paused turn as the provider gave it (Anthropic's
+	 * content blocks, rebuilt from a stream), to send back as it is, and
+	 * the JSON input of each block as it streams.
+	 */
+	cJSON *raw;
+	struct ai_buf *partial;
 	/* where text goes as it arrives (NULL: nowhere until the end) */
 	int (*on_text)(void *ctx, const char *p, size_t n, struct ai_err *e);
 	void *ctx;
@@ -220,6 +239,18 @@ struct answer {
 void answer_init(struct answer *a);
 void answer_free(struct answer *a);
 int answer_text(struct answer *a, const char *p, size_t n, struct ai_err *e);
+/*
+ * Text that refuses the request (an OpenAI refusal part or delta): it is the
+ * answer's text, and the answer is a refusal.  Empty text refuses nothing
+ * (OpenAI sends "refusal": "" and null on answers that are not refusals).
+ */
+int answer_refusal(struct answer *a, const char *p, size_t n, struct ai_err *e);
+/* The provider refused without text (a blocked prompt, a safety stop); why is its word. */
+void answer_refuse(struct answer *a, const char *why);
+/* Forget what belongs to one response, keeping the text, calls and usage (a paused turn). */
+void answer_next(struct answer *a);
+/* Forget a response that failed: back to text_len bytes of text and ncalls calls. */
+void answer_rewind(struct answer *a, size_t text_len, size_t ncalls);
 /* The call with this key, made when absent. */
 struct call *answer_call(struct answer *a, long key);
 void call_set(char **field, const char *value);
@@ -242,6 +273,8 @@ void stream_free(struct stream *s);
 int stream_data(void *ctx, const char *p, size_t n, struct ai_err *e);
 /* End of the body: the answer must be complete. */
 int stream_end(struct stream *s, struct ai_err *e);
+/* Whether it failed because the answer stopped before its end (inside an event, unfinished). */
+int stream_cut(const struct stream *s);
 /* Where lib/http puts the response's content type (read when the body begins). */
 void stream_watch_type(struct stream *s, const char *ctype);
 
@@ -276,6 +309,19 @@ cJSON *chat_messages(const struct conv *c, int ollama);
 
 /* Helpers the adapters share (answer.c). */
 cJSON *tools_openai_style(const cJSON *tools, int nested);
+
+/* ---- --schema (schema.c) ---- */
+
+/*
+ * Whether v follows the JSON Schema: 0, or -1 with e set (AI_EXIT_FORMAT)
+ * to the first failing JSON path and why: "the answer does not follow the
+ * schema: $.name: is required and missing".
+ */
+int schema_check(const cJSON *schema, const cJSON *v, struct ai_err *e);
+/* The schema itself: every keyword that is checked of the right kind ("$.items: ..."). */
+int schema_lint(const cJSON *schema, struct ai_err *e);
+/* The one fenced block (``` or ~~~) of s: 1 with its contents at *off, *len; 0 unless exactly one. */
+int schema_fenced(const char *s, size_t n, size_t *off, size_t *len);
 
 /* ---- usage (usage.c) ---- */
 

@@ -7,7 +7,8 @@
  * calls go in its "tool_calls" (arguments as a JSON string, content null
  * when the turn has no text); each result is a "tool" message with its
  * "tool_call_id".  Streams ask for "stream_options": {"include_usage": true}.
- * Answer: choices[0] only (ai-ask never asks for n > 1); streamed tool
+ * Answer: choices[0] only (ai-ask never asks for n > 1); a "refusal"
+ * (message.refusal, delta.refusal) makes the answer a refusal; streamed tool
  * calls arrive in pieces keyed by "index", several in parallel; the usage
  * comes in a last chunk with no choices, then "data: [DONE]".  What the
  * servers add: reasoning in "reasoning_content" (DeepSeek, Qwen, GLM, Kimi)
@@ -68,8 +69,8 @@ chat_messages(const struct conv *c, int ollama)
 		const struct turn *t = &c->t[i];
 		cJSON *m, *calls, *tc, *f;
 
-		if (t->kind == TURN_REASONING)
-			continue;
+		if (t->kind == TURN_REASONING || t->kind == TURN_RAW)
+			continue; /* only Anthropic pauses a turn */
 		if (t->kind == TURN_CALL) {
 			if (asst == NULL) {
 				asst = cJSON_CreateObject();
@@ -194,16 +195,17 @@ add_args(struct call *c, const cJSON *args)
 static int
 take_message(struct answer *a, const cJSON *m, int delta, struct ai_err *e)
 {
-	const char *text = ai_json_str(m, "content"), *r;
+	const char *text = ai_json_str(m, "content"), *no = ai_json_str(m, "refusal"), *r;
 	const cJSON *tc;
 	long pos = 0;
 
-	if (text == NULL)
-		text = ai_json_str(m, "refusal");
 	if ((r = ai_json_str(m, "reasoning_content")) != NULL ||
 	    (r = ai_json_str(m, "reasoning")) != NULL)
 		answer_reason(a, 0, r, strlen(r));
 	if (text != NULL && answer_text(a, text, strlen(text), e) < 0)
+		return -1;
+	/* "refusal": a string (also in pieces) when the model refused, null or "" otherwise */
+	if (no != NULL && answer_refusal(a, no, strlen(no), e) < 0)
 		return -1;
 	cJSON_ArrayForEach(tc, ai_json_get(m, "tool_calls")) {
 		const cJSON *f = ai_json_get(tc, "function");

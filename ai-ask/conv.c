@@ -83,6 +83,12 @@ conv_add_user(struct conv *c, const char *text, size_t n)
 		add_turn(c, TURN_USER, NULL, 0)->text = ai_xmemdup(text, n);
 }
 
+void
+conv_add_raw(struct conv *c, cJSON *raw)
+{
+	add_turn(c, TURN_RAW, NULL, 0)->args = raw;
+}
+
 /* A string member that must be there and not empty. */
 static const char *
 need_str(const cJSON *rec, const char *key, const char *type, struct ai_err *e)

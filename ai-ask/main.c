@@ -258,6 +258,8 @@ run(int argc, char **argv, struct ai_err *e)
 		  .arg = "SECONDS", .help = "longest silence once the answer has begun (default 60)" },
 		{ .type = AI_OPT_STR, .long_name = "retries", .value = &f.retries, .arg = "N",
 		  .help = "attempts after the first (env AICLI_RETRIES, default 3)" },
+		{ .type = AI_OPT_U64, .long_name = "max-pauses", .value = &o.max_pauses, .arg = "N",
+		  .max = 100, .help = "times a turn the provider paused is continued (default 8)" },
 		AI_OPTION_VERBOSE(&o.verbose),
 		AI_OPTION_TEMPLATES,
 		AI_OPTION_HELP,
@@ -269,6 +271,7 @@ run(int argc, char **argv, struct ai_err *e)
 
 	memset(&o, 0, sizeof(o));
 	memset(&f, 0, sizeof(f));
+	o.max_pauses = 8;
 	if (ai_opt_run(&cmd, argc, argv, &nops, &ops, &exitcode)) {
 		ai_strlist_free(&o.attach);
 		return exitcode;
@@ -294,7 +297,7 @@ run(int argc, char **argv, struct ai_err *e)
 		rc = resolve(&o, &cfg, &f, &pr, &base, e);
 	if (rc == 0)
 		rc = o.models ? models_run(&o, e) : ask_run(&o, e);
-	if (rc != 0 && o.json && e->code != AI_EXIT_PIPE && e->msg[0]) {
+	if (rc != 0 && o.json && e->code != AI_EXIT_PIPE && e->msg[0] && !e->passed) {
 		struct ai_err we = AI_ERR_INIT;
 		cJSON *r = ai_record_error("ai-ask", e);
 

@@ -10,7 +10,8 @@
  * response.output_text.delta, response.output_item.added/done and
  * response.function_call_arguments.delta keyed by output_index, ended by
  * response.completed or response.incomplete (with the usage), or by
- * response.failed and error events.
+ * response.failed and error events.  A "refusal" content part (streamed as
+ * response.refusal.delta) makes the answer a refusal.
  */
 #include <string.h>
 
@@ -61,8 +62,8 @@ body(const struct ask *k, const struct conv *c)
 		const struct turn *t = &c->t[i];
 		cJSON *it;
 
-		if (t->kind == TURN_REASONING)
-			continue;
+		if (t->kind == TURN_REASONING || t->kind == TURN_RAW)
+			continue; /* only Anthropic pauses a turn */
 		it = cJSON_CreateObject();
 		switch (t->kind) {
 		case TURN_USER:
@@ -170,12 +171,15 @@ take_output(struct answer *a, const cJSON *r, int with_text, struct ai_err *e)
 
 		if (type != NULL && strcmp(type, "message") == 0 && with_text) {
 			cJSON_ArrayForEach(part, ai_json_get(item, "content")) {
-				const char *t = ai_json_str(part, "text");
+				const char *t = ai_json_str(part, "text"), *no = ai_json_str(part, "refusal");
+				const char *pt = ai_json_str(part, "type");
 
-				if (t == NULL)
-					t = ai_json_str(part, "refusal");
-				if (t != NULL && answer_text(a, t, strlen(t), e) < 0)
+				if (pt != NULL && strcmp(pt, "refusal") == 0 && no != NULL) {
+					if (answer_refusal(a, no, strlen(no), e) < 0)
+						return -1;
+				} else if (t != NULL && answer_text(a, t, strlen(t), e) < 0) {
 					return -1;
+				}
 			}
 		} else if (type != NULL && strcmp(type, "function_call") == 0) {
 			take_call(a, i, item, 1);
@@ -213,10 +217,13 @@ event(const struct ask *k, struct answer *a, const char *sse_type, const cJSON *
 	if (type == NULL)
 		type = sse_type != NULL ? sse_type : "";
 	ai_json_u64(d, "output_index", &idx);
-	if (strcmp(type, "response.output_text.delta") == 0 ||
-	    strcmp(type, "response.refusal.delta") == 0) {
+	if (strcmp(type, "response.output_text.delta") == 0) {
 		delta = ai_json_str(d, "delta");
 		return delta ? answer_text(a, delta, strlen(delta), e) : 0;
+	}
+	if (strcmp(type, "response.refusal.delta") == 0) {
+		delta = ai_json_str(d, "delta");
+		return delta ? answer_refusal(a, delta, strlen(delta), e) : 0;
 	}
 	if (strcmp(type, "response.output_item.added") == 0 ||
 	    strcmp(type, "response.output_item.done") == 0) {

@@ -18,8 +18,10 @@
 #include "num.h"
 #include "opt.h"
 #include "proc.h"
+#include "record.h"
 #include "redact.h"
 #include "summarize.h"
+#include "text.h"
 #include "transcript.h"
 #include "util.h"
 #include "banned.h"
@@ -28,6 +30,7 @@
 #define DEFAULT_KEEP 5
 #define DEFAULT_TAIL 10
 #define DEFAULT_TIMEOUT 300
+#define DEFAULT_MAX_CALLS 32
 /* The whole transcript is held in memory. */
 #define MAX_INPUT ((size_t)1 << 30)
 
@@ -48,8 +51,9 @@ print_stats(const struct ac_opts *o, const struct ac_result *r, const struct ac_
 		fprintf(stderr, "; the output x %.3f, as a later run will measure it", r->k_out);
 	fputc('\n', stderr);
 	if (s->have_usage)
-		fprintf(stderr, "%s: summary: %llu input tokens, %llu output tokens\n", ai_progname,
-		    (unsigned long long)s->in_tokens, (unsigned long long)s->out_tokens);
+		fprintf(stderr, "%s: summary: %llu input tokens, %llu output tokens, %u call%s\n",
+		    ai_progname, (unsigned long long)s->in_tokens, (unsigned long long)s->out_tokens,
+		    s->calls, s->calls == 1 ? "" : "s");
 	fflush(stderr);
 }
 
@@ -105,10 +109,11 @@ run(int argc, char **argv, struct ai_err *e)
 {
 	static const char *const synopsis[] = {
 		"ai-context [--budget TOKENS] [--keep N] [--tail-lines N] [--no-summarize] [--stats] "
-		"[-m MODEL] [--provider NAME] [--timeout SECONDS] [-v]",
+		"[-m MODEL] [--provider NAME] [--max-calls N] [--timeout SECONDS] [-v]",
 		NULL
 	};
 	uint64_t budget = DEFAULT_BUDGET, keep = DEFAULT_KEEP, tail = DEFAULT_TAIL;
+	uint64_t max_calls = DEFAULT_MAX_CALLS;
 	const char *timeout = NULL;
 	int no_summarize = 0, stats = 0, verbose = 0, exitcode, nops, rc;
 	const char *model = NULL, *provider = NULL;
@@ -125,6 +130,9 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "tokens and records before and after, on stderr" },
 		AI_OPTION_MODEL(&model),
 		AI_OPTION_PROVIDER(&provider),
+		{ .type = AI_OPT_U64, .long_name = "max-calls", .value = &max_calls, .arg = "N",
+		  .min = 1, .max = 10000,
+		  .help = "summarising calls one compaction may make (default 32)" },
 		{ .type = AI_OPT_STR, .long_name = "timeout", .value = &timeout, .arg = "SECONDS",
 		  .help = "time for the summarising call (env AICLI_TIMEOUT, default 300)" },
 		AI_OPTION_VERBOSE(&verbose),
@@ -158,13 +166,24 @@ run(int argc, char **argv, struct ai_err *e)
 		return AI_EXIT_USAGE;
 	}
 	memset(&s, 0, sizeof(s));
-	if (setup(&s, timeout, no_summarize, budget, &ask, e) < 0)
-		return -1;
+	rc = setup(&s, timeout, no_summarize, budget, &ask, e);
 	s.model = model;
 	s.provider = provider;
+	s.max_calls = max_calls;
 	s.explicit_model = model != NULL || provider != NULL;
 	s.verbose = verbose;
-	rc = ai_read_fd(0, &in, "standard input", e);
+	if (rc == 0)
+		rc = ai_read_fd(0, &in, "standard input", e);
+	if (rc == 0)
+		rc = ai_text_check(in.buf, in.len, "standard input", 0, 1, e);
+	if (rc == 0) {
+		const char *line;
+		size_t len;
+
+		/* an earlier tool failed: it is passed on, nothing is summarised */
+		if (ai_records_upstream(in.buf, in.len, &line, &len, e))
+			rc = ai_error_pass(line, len, 1, e);
+	}
 	if (rc == 0)
 		rc = ac_transcript_read(&t, in.buf, in.len, e);
 	if (rc == 0) {
@@ -192,6 +211,14 @@ run(int argc, char **argv, struct ai_err *e)
 		    (unsigned long long)res.tokens_after, (unsigned long long)budget,
 		    (unsigned long long)keep);
 		rc = AI_EXIT_LIMIT;
+	}
+	if (rc < 0 && e->code != AI_EXIT_PIPE && e->code != AI_EXIT_USAGE && !e->passed) {
+		/* the next tool in the pipe learns of the failure too */
+		struct ai_err we = AI_ERR_INIT;
+		cJSON *r = ai_record_error("ai-context", e);
+
+		ai_record_write(stdout, r, &we);
+		cJSON_Delete(r);
 	}
 	ac_result_free(&res);
 	ac_transcript_free(&t);

@@ -1,7 +1,6 @@
 /* summarize.c: the summary made by a model, through ai-ask. */
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "proc.h"
 #include "record.h"
 #include "redact.h"
+#include "sig.h"
 #include "text.h"
 #include "util.h"
 #include "banned.h"
@@ -147,12 +147,9 @@ render_one(struct ai_buf *b, const cJSON *rec, int kind)
 }
 
 void
-ac_render(const struct ac_transcript *t, const size_t *idx, size_t n, size_t max,
-    struct ai_buf *out)
+ac_render(const struct ac_transcript *t, const size_t *idx, size_t n, struct ai_buf *blocks)
 {
-	struct ai_buf *blocks = ai_xcalloc(n ? n : 1, sizeof(*blocks)), doc = AI_BUF_INIT(AI_BUF_NOLIMIT);
-	size_t i, total = 0, left_out = 0;
-	char *skip = ai_xcalloc(n ? n : 1, 1);
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		struct ai_buf one = AI_BUF_INIT(AI_BUF_NOLIMIT);
@@ -170,29 +167,26 @@ ac_render(const struct ac_transcript *t, const size_t *idx, size_t n, size_t max
 			ai_buf_add(&blocks[i], one.buf, one.len);
 		else
 			add_capped(&blocks[i], one.buf, one.len, AC_BLOCK_MAX);
+		ai_buf_adds(&blocks[i], "\n\n");
 		ai_buf_release(&one);
-		total += blocks[i].len + 2;
 	}
-	/* over the cap: leave out the oldest records, never an earlier summary */
-	for (i = 0; i < n && total > max; i++)
-		if (t->r[idx[i]].kind != AC_SUMMARY) {
-			skip[i] = 1;
-			total -= blocks[i].len + 2;
-			left_out++;
-		}
-	if (left_out > 0)
-		ai_buf_addf(&doc, "[%zu older record%s left out]\n\n", left_out, left_out == 1 ? "" : "s");
-	for (i = 0; i < n; i++) {
-		if (!skip[i]) {
-			ai_buf_add(&doc, blocks[i].buf, blocks[i].len);
-			ai_buf_adds(&doc, "\n\n");
-		}
-		ai_buf_release(&blocks[i]);
+}
+
+size_t
+ac_parts(const struct ai_buf *blocks, size_t n, size_t max, size_t *start)
+{
+	size_t k = 0, i = 0;
+
+	while (i < n) {
+		size_t room = k == 0 ? max : max - max / 4, used = 0;
+
+		start[k++] = i;
+		do
+			used += blocks[i++].len;
+		while (i < n && used + blocks[i].len <= room);
 	}
-	ai_redact(out, doc.buf, doc.len);
-	ai_buf_release(&doc);
-	free(blocks);
-	free(skip);
+	start[k] = n;
+	return k;
 }
 
 static int
@@ -263,17 +257,8 @@ ac_parse_answer(const char *text, size_t n, struct ai_err *e)
 	return sum;
 }
 
-/* The schema file lives only while ai-ask runs; a signal must not leave it behind. */
+/* The schema file lives only while ai-ask runs; a signal must not leave it behind (sig.h). */
 static char schema_path[PATH_MAX];
-
-static void
-on_signal(int sig)
-{
-	if (schema_path[0])
-		unlink(schema_path);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
 
 static int
 write_schema(struct ai_err *e)
@@ -288,7 +273,9 @@ write_schema(struct ai_err *e)
 		schema_path[0] = '\0';
 		return ai_err_set(e, AI_EXIT_OSERR, "TMPDIR is too long");
 	}
-	if ((fd = mkstemp(schema_path)) < 0) {
+	if ((fd = mkstemp(schema_path)) >= 0)
+		ai_sig_remove_on_signal(schema_path);
+	if (fd < 0) {
 		ai_err_set(e, AI_EXIT_OSERR, "cannot create a file in '%s': %s", dir, strerror(errno));
 		schema_path[0] = '\0';
 		return -1;
@@ -297,6 +284,7 @@ write_schema(struct ai_err *e)
 		ai_err_set(e, AI_EXIT_OSERR, "cannot write '%s': %s", schema_path, strerror(errno));
 		close(fd);
 		unlink(schema_path);
+		ai_sig_keep(schema_path);
 		schema_path[0] = '\0';
 		return -1;
 	}
@@ -322,7 +310,7 @@ child_code(int code)
 	case AI_EXIT_FAIL: case AI_EXIT_FORMAT: case AI_EXIT_DATAERR:
 	case AI_EXIT_NOINPUT: case AI_EXIT_UNAVAILABLE: case AI_EXIT_OSERR: case AI_EXIT_IOERR:
 	case AI_EXIT_TEMPFAIL: case AI_EXIT_PROTOCOL: case AI_EXIT_POLICY: case AI_EXIT_CONFIG:
-	case AI_EXIT_INTERRUPT: case AI_EXIT_TERM:
+	case AI_EXIT_HANGUP: case AI_EXIT_INTERRUPT: case AI_EXIT_TERM:
 		return code;
 	default:
 		return AI_EXIT_SOFTWARE; /* 64 included: the command line was ours */
@@ -393,7 +381,6 @@ run_ask(struct ac_summarizer *s, const struct ai_buf *doc, struct ai_buf *out,
 {
 	static const char *const env_unset[] = { "BRAVE_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY",
 		"GOOGLE_CSE_CX", NULL };
-	struct sigaction sa, old_int, old_term, old_hup;
 	struct ai_child c;
 	const char *argv[16];
 	char timeout_env[64];
@@ -431,49 +418,46 @@ run_ask(struct ac_summarizer *s, const struct ai_buf *doc, struct ai_buf *out,
 	c.in = AI_FD_PIPE;
 	c.out = AI_FD_PIPE;
 	c.err = s->verbose ? AI_FD_INHERIT : AI_FD_PIPE;
+	/* its own group: a signal that ends ai-context kills it first (sig.h) */
+	c.new_pgroup = 1;
 	c.die_with_parent = 1;
 	if (s->verbose)
 		ai_error("summarising with '%s' --json --schema '%s'%s%s%s%s: %zu bytes on its stdin",
 		    s->program, schema_path, s->model ? " -m " : "", s->model ? s->model : "",
 		    s->provider ? " --provider " : "", s->provider ? s->provider : "", doc->len);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
 	/* ai-ask keeps to AICLI_TIMEOUT itself; the margin only catches one that hangs */
 	rc = ai_child_run(&c, doc->buf, doc->len, out, s->verbose ? NULL : err,
 	    (int64_t)((s->timeout_s + 10) * 1000), e);
 	unlink(schema_path);
+	ai_sig_keep(schema_path);
 	schema_path[0] = '\0';
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
 	*code = rc < 0 ? -1 : ai_child_exit_code(&c);
 	return rc;
 }
 
-int
-ac_summarize(void *ctx, const struct ac_transcript *t, const size_t *idx, size_t n,
-    cJSON **summary, struct ai_err *e)
+/*
+ * One summarising call: the document (the summary of the parts before, then
+ * this part's blocks), redacted, to ai-ask; the summary it gave in *summary.
+ * Returns 0, 1 when no model is configured (the first call only), -1.
+ */
+static int
+summarize_part(struct ac_summarizer *s, const cJSON *before, const struct ai_buf *blocks,
+    size_t n, cJSON **summary, struct ai_err *e)
 {
-	struct ac_summarizer *s = ctx;
-	struct ai_buf doc = AI_BUF_INIT(AI_BUF_NOLIMIT), out = AI_BUF_INIT(8 << 20),
-	    err = AI_BUF_INIT(1 << 20);
+	struct ai_buf raw = AI_BUF_INIT(AI_BUF_NOLIMIT), doc = AI_BUF_INIT(AI_BUF_NOLIMIT),
+	    out = AI_BUF_INIT(8 << 20), err = AI_BUF_INIT(1 << 20);
 	char *answer = NULL;
 	int code, http_error = 0, ret = -1;
+	size_t i;
 
-	*summary = NULL;
-	if (s->program == NULL) {
-		if (!s->explicit_model)
-			return 1;
-		return ai_err_set(e, AI_EXIT_UNAVAILABLE, "cannot summarise: 'ai-ask' not found (%s)",
-		    s->where);
+	if (before != NULL) {
+		render_one(&raw, before, AC_SUMMARY);
+		ai_buf_adds(&raw, "\n\n");
 	}
-	ac_render(t, idx, n, s->doc_max, &doc);
-	if (s->verbose)
-		ai_error("summarising %zu records", n);
+	for (i = 0; i < n; i++)
+		ai_buf_add(&raw, blocks[i].buf, blocks[i].len);
+	ai_redact(&doc, raw.buf, raw.len);
+	s->calls++;
 	if (run_ask(s, &doc, &out, &err, &code, e) < 0) {
 		relay(&err);
 		if (e->code == AI_EXIT_DATAERR)
@@ -483,7 +467,8 @@ ac_summarize(void *ctx, const struct ac_transcript *t, const size_t *idx, size_t
 	}
 	if (read_answer(s, &out, &answer, &http_error, e) < 0 && code == 0)
 		goto done;
-	if (code == AI_EXIT_CONFIG && !http_error && !s->explicit_model) {
+	if (code == AI_EXIT_CONFIG && !http_error && !s->explicit_model && before == NULL &&
+	    s->calls == 1) {
 		/* no key: no model is configured */
 		if (s->verbose)
 			relay(&err);
@@ -507,8 +492,60 @@ ac_summarize(void *ctx, const struct ac_transcript *t, const size_t *idx, size_t
 	ret = 0;
 done:
 	free(answer);
+	ai_buf_release(&raw);
 	ai_buf_release(&doc);
 	ai_buf_release(&out);
 	ai_buf_release(&err);
 	return ret;
+}
+
+/*
+ * Material larger than one call may take (--budget) is summarised in parts,
+ * oldest first, each call given the summary of the parts before it to merge
+ * into its own: the last summary stands for everything, and nothing is left
+ * out.  The number of calls is known before the first, and bounded.
+ */
+int
+ac_summarize(void *ctx, const struct ac_transcript *t, const size_t *idx, size_t n,
+    cJSON **summary, struct ai_err *e)
+{
+	struct ac_summarizer *s = ctx;
+	struct ai_buf *blocks;
+	size_t *start, nparts, k, i;
+	cJSON *sum = NULL;
+	int rc = 0;
+
+	*summary = NULL;
+	if (s->program == NULL) {
+		if (!s->explicit_model)
+			return 1;
+		return ai_err_set(e, AI_EXIT_UNAVAILABLE, "cannot summarise: 'ai-ask' not found (%s)",
+		    s->where);
+	}
+	blocks = ai_xcalloc(n ? n : 1, sizeof(*blocks));
+	start = ai_xcalloc(n + 2, sizeof(*start));
+	ac_render(t, idx, n, blocks);
+	nparts = ac_parts(blocks, n, s->doc_max, start);
+	if (nparts > s->max_calls)
+		rc = ai_err_set(e, AI_EXIT_LIMIT, "cannot summarise: the %zu records to fold need %zu "
+		    "summarising calls, more than --max-calls %llu (a larger --budget gives each "
+		    "call more)", n, nparts, (unsigned long long)s->max_calls);
+	else if (s->verbose)
+		ai_error("summarising %zu records in %zu part%s", n, nparts, nparts == 1 ? "" : "s");
+	for (k = 0; rc == 0 && k < nparts; k++) {
+		cJSON *next = NULL;
+
+		rc = summarize_part(s, sum, blocks + start[k], start[k + 1] - start[k], &next, e);
+		cJSON_Delete(sum);
+		sum = next;
+	}
+	if (rc == 0)
+		*summary = sum;
+	else
+		cJSON_Delete(sum);
+	for (i = 0; i < n; i++)
+		ai_buf_release(&blocks[i]);
+	free(blocks);
+	free(start);
+	return rc;
 }

@@ -35,19 +35,27 @@ struct ac_summarizer {
 	int explicit_model;      /* -m or --provider was given: a missing model is an error */
 	double timeout_s;        /* ai-ask's total time (AICLI_TIMEOUT for the child) */
 	int verbose;
-	size_t doc_max;          /* cap on the document */
+	size_t doc_max;          /* what one summarising call may take */
+	uint64_t max_calls;      /* summarising calls one compaction may make */
 	/* results */
 	int have_usage;
 	uint64_t in_tokens, out_tokens;
+	unsigned calls;
 };
 
 /*
- * Render the records idx[0..n) of t (current forms) as the document, at most
- * max bytes: the oldest records (never a summary) are left out first, with a
- * line saying how many.  Appended to out, redacted.
+ * The material: the records idx[0..n) of t (current forms) rendered one
+ * block each (a record cut to its first and last 2 KiB; an earlier summary
+ * whole), into blocks[0..n).
  */
-void ac_render(const struct ac_transcript *t, const size_t *idx, size_t n, size_t max,
-    struct ai_buf *out);
+void ac_render(const struct ac_transcript *t, const size_t *idx, size_t n, struct ai_buf *blocks);
+/*
+ * The parts of the material, in order: blocks[start[k]..start[k + 1]) is part
+ * k, each at most max bytes but for one block that is alone larger, and
+ * every part after the first leaves a quarter of max for the summary of the
+ * parts before it.  Returns how many (start has room for n + 1).
+ */
+size_t ac_parts(const struct ai_buf *blocks, size_t n, size_t max, size_t *start);
 
 /* The ac_summarize_fn: ctx is a struct ac_summarizer. */
 int ac_summarize(void *ctx, const struct ac_transcript *t, const size_t *idx, size_t n,

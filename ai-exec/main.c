@@ -54,6 +54,30 @@ print_stderr(const struct x_result *r)
 	}
 }
 
+/*
+ * --json: a run that fails ends its records with an error record, so that
+ * the next tool in a pipe stops too (aicli(7)).  why, when it has a
+ * message, says why; else the exit status does.
+ */
+static void
+error_record(int code, const struct ai_err *why)
+{
+	struct ai_err re = AI_ERR_INIT, we = AI_ERR_INIT;
+	cJSON *rec;
+
+	if (code == AI_EXIT_PIPE)
+		return;
+	if (why != NULL && why->msg[0])
+		re = *why;
+	else
+		ai_err_set(&re, code, "it failed (exit status %d)", code);
+	re.code = code;
+	re.retryable = ai_exit_retryable(code);
+	rec = ai_record_error("ai-exec", &re);
+	ai_record_write(stdout, rec, &we);
+	cJSON_Delete(rec);
+}
+
 static int
 one_command(struct x_ctx *c, const char *command, uint64_t start, uint64_t size,
     const char *reason, int json, struct ai_err *e)
@@ -79,6 +103,9 @@ one_command(struct x_ctx *c, const char *command, uint64_t start, uint64_t size,
 		if (ai_record_write(stdout, rec, e) < 0)
 			code = -1;
 		cJSON_Delete(rec);
+		/* a command that ran and ended as it may (grep selecting nothing) did not fail */
+		if (code > 0 && !r.ok)
+			error_record(code, &r.err);
 	} else if (print_page(&r, e) < 0) {
 		code = -1;
 	}
@@ -142,6 +169,8 @@ one_run(struct x_ctx *c, char **ops, int nops, const char *reason, int json, str
 		if (ai_record_write(stdout, rec, e) < 0)
 			code = -1;
 		cJSON_Delete(rec);
+		if (code > 0 && !r.ok)
+			error_record(code, r.err.msg[0] ? &r.err : NULL);
 	} else if (r.ran && (print_bytes(stdout, r.l.out.buf, r.l.out.len, e) < 0 ||
 	    ai_out_flush(stdout, e) < 0)) {
 		code = -1;
@@ -341,6 +370,8 @@ run(int argc, char **argv, struct ai_err *e)
 	ai_strlist_free(&files);
 	ai_strlist_free(&urls);
 	if (rc < 0) {
+		if (json)
+			error_record(e->code, e);
 		x_ctx_free(&c);
 		return -1;
 	}
@@ -355,6 +386,8 @@ run(int argc, char **argv, struct ai_err *e)
 		rc = one_run(&c, ops, nops, reason, json, e);
 	else
 		rc = one_command(&c, ops[0], start, size, reason, json, e);
+	if (json && rc < 0)
+		error_record(e->code, e);
 	x_ctx_free(&c);
 	return rc;
 }

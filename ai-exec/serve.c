@@ -7,7 +7,8 @@
  * another type, a tool it does not serve or bad arguments each get an
  * ok:false result (naming the line number for a line that is not a record)
  * and the next line is read.  Only a failure to write the results (or the
- * audit log) ends it.
+ * audit log) ends it, or an error record: an earlier tool failed, and the
+ * record is passed on and ends the server with its status (aicli(7)).
  *
  * Tools are found in one table: "execute" (the command language) and "run"
  * (allowlisted programs, with --policy), each with its own arguments and
@@ -102,7 +103,7 @@ refusal(const cJSON *id, const cJSON *name, int code, const char *msg)
 	return rec;
 }
 
-/* The answer to one line. */
+/* The answer to one line; 1 (with fatal set) for an error record, which ends the serving. */
 static int
 answer(struct x_ctx *c, const char *line, size_t len, unsigned long lineno, cJSON **out,
     struct ai_err *fatal)
@@ -119,6 +120,11 @@ answer(struct x_ctx *c, const char *line, size_t len, unsigned long lineno, cJSO
 	if (rec == NULL) {
 		*out = refusal(NULL, NULL, AI_EXIT_DATAERR, e.msg);
 		return 0;
+	}
+	if (ai_record_upstream(rec, fatal)) {
+		/* an earlier tool failed: the server passes it on and stops */
+		cJSON_Delete(rec);
+		return 1;
 	}
 	id = ai_json_get(rec, "id");
 	name = ai_json_get(rec, "name");
@@ -199,9 +205,9 @@ x_serve(struct x_ctx *c, int fd, struct ai_err *e)
 		}
 		if (ai_line_is_blank(line, len))
 			continue;
-		if (answer(c, line, len, rd.lineno, &out, e) < 0) {
+		if ((r = answer(c, line, len, rd.lineno, &out, e)) != 0) {
 			cJSON_Delete(out);
-			rc = -1;
+			rc = r > 0 ? ai_error_pass(line, len, 1, e) : -1;
 			break;
 		}
 		rc = ai_record_write(stdout, out, e);

@@ -23,6 +23,7 @@
 #include "profiles.h"
 #include "msg.h"
 #include "record.h"
+#include "sig.h"
 #include "util.h"
 #include "banned.h"
 
@@ -30,78 +31,22 @@ extern char **environ;
 
 /* ---- signals ---- */
 
-static volatile sig_atomic_t caught;
-static int sig_pipe[2] = { -1, -1 };
-/* the children's process groups, for a second signal that cannot wait */
-#define MAX_LIVE 64
-static volatile pid_t live_pids[MAX_LIVE];
-
 /*
  * The first SIGINT, SIGTERM or SIGHUP is noted and wakes the poll loop,
  * which then stops the children, flushes what is due and ends ai-loop by the
- * same signal.  A second one (ai-loop stuck writing to a reader that does
- * not read) ends the children and ai-loop at once.
+ * same signal.  A second one (ai-loop stuck on something) ends the children
+ * and ai-loop at once (sig.h).
  */
-static void
-on_signal(int sig)
-{
-	int saved = errno;
-	size_t i;
-
-	if (caught) {
-		for (i = 0; i < MAX_LIVE; i++)
-			if (live_pids[i] > 0)
-				kill(-live_pids[i], SIGKILL);
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	caught = sig;
-	(void)!write(sig_pipe[1], "", 1);
-	errno = saved;
-}
-
 void
 child_setup(void)
 {
-	struct sigaction sa;
-
-	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		sig_pipe[0] = sig_pipe[1] = -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	ai_sig_catch();
 }
 
 int
 child_caught(void)
 {
-	return caught;
-}
-
-static void
-live_add(pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < MAX_LIVE; i++)
-		if (live_pids[i] == 0) {
-			live_pids[i] = pid;
-			return;
-		}
-}
-
-static void
-live_del(pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < MAX_LIVE; i++)
-		if (live_pids[i] == pid)
-			live_pids[i] = 0;
+	return ai_sig_caught();
 }
 
 /* ---- the environment ---- */
@@ -274,7 +219,6 @@ job_start(struct job *j, const char *name, int kind, const char *path, char **ar
 	if (rc < 0)
 		return -1;
 	j->started = j->live = 1;
-	live_add(j->c.pid);
 	fcntl(j->c.in_fd, F_SETFL, O_NONBLOCK);
 	fcntl(j->c.out_fd, F_SETFL, O_NONBLOCK);
 	if (j->c.err_fd >= 0)
@@ -308,7 +252,6 @@ static void
 reaped(struct job *j)
 {
 	ai_child_close(&j->c);
-	live_del(j->c.pid);
 	j->live = 0;
 	j->code = ai_child_exit_code(&j->c);
 }
@@ -416,13 +359,6 @@ finish(struct job *j)
 	reaped(j);
 }
 
-/* A signal asked us to stop: 130 for SIGINT, 143 for the others, and no message. */
-static int
-interrupted(struct ai_err *e)
-{
-	return ai_err_set(e, caught == SIGINT ? AI_EXIT_INTERRUPT : AI_EXIT_TERM, "%s", "");
-}
-
 int
 jobs_poll(struct job *const *jobs, size_t n, int64_t wake, struct ai_err *e)
 {
@@ -471,10 +407,10 @@ jobs_poll(struct job *const *jobs, size_t n, int64_t wake, struct ai_err *e)
 		free(p);
 		free(who);
 		free(what);
-		return caught ? interrupted(e) : 0;
+		return ai_sig_caught() ? ai_sig_interrupted(e) : 0;
 	}
-	if (sig_pipe[0] >= 0) {
-		p[k] = (struct pollfd){ sig_pipe[0], POLLIN, 0 };
+	if (ai_sig_fd() >= 0) {
+		p[k] = (struct pollfd){ ai_sig_fd(), POLLIN, 0 };
 		who[k] = NULL;
 		what[k++] = 3;
 	}
@@ -494,11 +430,11 @@ jobs_poll(struct job *const *jobs, size_t n, int64_t wake, struct ai_err *e)
 			status_tick();
 			continue;
 		}
-		if (!(rc < 0 && errno == EINTR && !caught))
+		if (!(rc < 0 && errno == EINTR && !ai_sig_caught()))
 			break;
 	}
-	if (caught)
-		rc = interrupted(e);
+	if (ai_sig_caught())
+		rc = ai_sig_interrupted(e);
 	else if (rc < 0)
 		rc = ai_err_set(e, AI_EXIT_OSERR, "poll: %s", strerror(errno));
 	for (i = 0; rc >= 0 && i < k; i++) {

@@ -169,6 +169,17 @@ open_continue(struct loop *L, struct ai_buf *hist, struct ai_err *e)
 		ai_buf_release(&raw);
 		return -1;
 	}
+	{
+		struct ai_buf what = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_buf_addf(&what, "transcript '%s'", path);
+		rc = ai_text_check(raw.buf, raw.len, what.buf, 0, 1, e);
+		ai_buf_release(&what);
+		if (rc < 0) {
+			ai_buf_release(&raw);
+			return -1;
+		}
+	}
 	rc = conv_check_records(raw.buf, raw.len, path, hist, e);
 	/* a last line without its LF: what is appended starts on a line of its own */
 	L->cont_lf = raw.len > 0 && raw.buf[raw.len - 1] != '\n';
@@ -216,12 +227,25 @@ read_input(struct loop *L, struct ai_err *e)
 	int rc = 0;
 
 	if (!L->o->no_stdin && !isatty(0) && fcntl(0, F_GETFD) >= 0 &&
-	    ai_read_fd(0, &in, "standard input", e) < 0)
+	    (ai_read_fd(0, &in, "standard input", e) < 0 ||
+	    ai_text_check(in.buf, in.len, "standard input", 0, 1, e) < 0))
+		rc = -1;
+	if (rc == 0 && task != NULL && ai_text_check(task, strlen(task), "the task", 0, 1, e) < 0)
+		rc = -1;
+	if (rc == 0 && L->o->system != NULL &&
+	    ai_text_check(L->o->system, strlen(L->o->system), "the system prompt (-s)", 0, 1, e) < 0)
 		rc = -1;
 	if (rc == 0 && ai_input_is_records(in.buf, in.len)) {
 		struct ai_buf recs = AI_BUF_INIT(AI_BUF_NOLIMIT);
-		const char *p, *end;
+		const char *p, *end, *line;
+		size_t len;
 
+		/* an earlier tool failed: passed on, and no model is called */
+		if (ai_records_upstream(in.buf, in.len, &line, &len, e)) {
+			ai_error_pass(line, len, L->o->json, e);
+			ai_buf_release(&in);
+			return -1;
+		}
 		rc = conv_check_records(in.buf, in.len, "standard input", &recs, e);
 		for (p = recs.buf, end = recs.buf + recs.len; rc == 0 && p < end;) {
 			const char *lf = memchr(p, '\n', (size_t)(end - p));
@@ -245,14 +269,10 @@ read_input(struct loop *L, struct ai_err *e)
 		ai_buf_adds(&text, task);
 	}
 	if (rc == 0 && text.len > 0) {
-		struct ai_buf fixed = AI_BUF_INIT(AI_BUF_NOLIMIT);
-		cJSON *m;
+		cJSON *m = ai_record_message("user", text.buf);
 
-		ai_utf8_fix(&fixed, text.buf, text.len);
-		m = ai_record_message("user", fixed.buf);
 		rc = loop_emit_rec(L, m, TO_ALL, e);
 		cJSON_Delete(m);
-		ai_buf_release(&fixed);
 	}
 	if (rc == 0 && L->conv.n == before)
 		rc = ai_err_set(e, AI_EXIT_USAGE,
@@ -366,6 +386,7 @@ ask_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 			ai_buf_adds(&L->answer, s);
 		L->have_answer = 1;
 		L->truncated = ai_json_bool(rec, "truncated", 0) == 1;
+		L->refused = ai_json_bool(rec, "refusal", 0) == 1;
 		if (a->mode != MODE_DECIDE) {
 			rc = loop_emit(L, line, len, TO_STREAM, e);
 			ai_buf_add(&a->lines, line, len);
@@ -442,17 +463,19 @@ emit_lines(struct loop *L, const struct ai_buf *b, int where, struct ai_err *e)
 	return 0;
 }
 
-/* The jobs to poll while a child of the loop runs: it, and the server (so that its end is seen). */
+/* The jobs to poll while a child of the loop runs: it, and the servers (so that their end is seen). */
 static int
 wait_for(struct loop *L, struct job *j, struct ai_err *e)
 {
-	while (j->live) {
-		struct job *jobs[2] = { j, &L->srv };
+	struct job **jobs = ai_xcalloc(L->o->max_actions + 1, sizeof(*jobs));
+	int rc = 0;
 
-		if (jobs_poll(jobs, L->srv.live ? 2 : 1, -1, e) < 0)
-			return -1;
+	while (rc == 0 && j->live) {
+		jobs[0] = j;
+		rc = jobs_poll(jobs, 1 + server_jobs(L, jobs + 1), -1, e);
 	}
-	return 0;
+	free(jobs);
+	return rc;
 }
 
 /* Options every model call passes on: -m, --provider, --timeout. */
@@ -527,7 +550,7 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 		status_doing(doing);
 	}
 	ai_buf_reset(&L->answer);
-	L->have_answer = L->truncated = 0;
+	L->have_answer = L->truncated = L->refused = 0;
 	free(L->ask_err);
 	free(L->ask_err_line);
 	L->ask_err = L->ask_err_line = NULL;
@@ -556,8 +579,12 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 		/* the answer joins the conversation; of a call that failed, only its text */
 		if (rc == 0 && mode != MODE_DECIDE)
 			rc = emit_lines(L, a.ok ? &a.lines : &a.msgs, TO_FILES | TO_CONV, e);
-		if (rc == 0 && !a.ok)
+		if (rc == 0 && !a.ok) {
 			rc = child_failed(L, &j, L->ask_err, e);
+			/* the model refused: a stop of its own, not an error of the loop */
+			if (L->refused && e->code == AI_EXIT_FAIL)
+				L->stop = STOP_REFUSAL;
+		}
 	}
 	job_free(&j);
 	ai_buf_release(&a.lines);
@@ -583,7 +610,7 @@ static int
 context_usage(struct loop *L, const struct job *j, struct ai_err *e)
 {
 	const char *p = j->err.buf, *end = j->err.buf + j->err.len;
-	unsigned long long in, out;
+	unsigned long long in, out, calls;
 
 	while (p < end) {
 		const char *lf = memchr(p, '\n', (size_t)(end - p));
@@ -591,17 +618,20 @@ context_usage(struct loop *L, const struct job *j, struct ai_err *e)
 		char line[256];
 
 		if (len < sizeof(line)) {
+			int got;
+
 			memcpy(line, p, len);
 			line[len] = '\0';
-			if (sscanf(line, "ai-context: summary: %llu input tokens, %llu output "
-			    "tokens", &in, &out) == 2) {
+			got = sscanf(line, "ai-context: summary: %llu input tokens, %llu output "
+			    "tokens, %llu call", &in, &out, &calls);
+			if (got >= 2) {
 				cJSON *u = ai_record_new("usage");
 				int rc;
 
 				ai_json_addnum(u, "input_tokens", (double)in);
 				ai_json_addnum(u, "cached_tokens", 0);
 				ai_json_addnum(u, "output_tokens", (double)out);
-				ai_json_addnum(u, "calls", 1);
+				ai_json_addnum(u, "calls", got == 3 ? (double)calls : 1);
 				ai_json_addnum(u, "weighted_tokens", (double)in + 4 * (double)out);
 				account(L, u);
 				rc = loop_emit_rec(L, u, TO_STREAM, e);
@@ -773,7 +803,7 @@ auto_search(struct loop *L, struct ai_err *e)
 /* ---- the end ---- */
 
 static const char *const stop_names[] = { "", "answer", "max_steps", "max_calls", "budget",
-	"error", "interrupted" };
+	"error", "interrupted", "refusal" };
 
 /* The answer on stdout (text mode), sanitized on a terminal, ending with a newline. */
 static int
@@ -914,7 +944,8 @@ conclude(struct loop *L, int code, struct ai_err *e)
 	status_end();
 	if (answer && print_answer(L, &we) < 0)
 		goto failed;
-	if (L->o->json && code != 0 && code != AI_EXIT_INTERRUPT && code != AI_EXIT_TERM) {
+	if (L->o->json && code != 0 && code != AI_EXIT_INTERRUPT && code != AI_EXIT_TERM &&
+	    code != AI_EXIT_HANGUP && !e->passed) {
 		int rc;
 
 		if (L->ask_err_line != NULL) {
@@ -960,7 +991,7 @@ loop_run(struct loop *L, struct ai_err *e)
 	if (rc == 0)
 		rc = steps(L, e);
 	code = rc == 0 ? 0 : e->code ? e->code : AI_EXIT_SOFTWARE;
-	if (code == AI_EXIT_INTERRUPT || code == AI_EXIT_TERM)
+	if (code == AI_EXIT_INTERRUPT || code == AI_EXIT_TERM || code == AI_EXIT_HANGUP)
 		L->stop = STOP_INTERRUPTED;
 	else if (code != 0 && L->stop == STOP_NONE)
 		L->stop = STOP_ERROR;
@@ -968,7 +999,7 @@ loop_run(struct loop *L, struct ai_err *e)
 		/* the calls of an unfinished step get a result each: the transcript stays whole */
 		struct ai_err we = AI_ERR_INIT;
 
-		job_free(&L->srv);
+		server_kill(L);
 		tools_abandon(L, L->stop == STOP_INTERRUPTED ?
 		    "interrupted before the tool answered" :
 		    "the loop stopped before the tool answered", &we);
@@ -998,7 +1029,6 @@ loop_run(struct loop *L, struct ai_err *e)
 	ai_buf_release(&L->answer);
 	free(L->ask_err);
 	free(L->ask_err_line);
-	free(L->srv_wait);
 	while (L->nwarned > 0)
 		free(L->warned[--L->nwarned]);
 	free(L->warned);

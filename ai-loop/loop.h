@@ -155,13 +155,17 @@ int conv_check_records(const char *p, size_t n, const char *src, struct ai_buf *
 /* ---- the loop (loop.c) ---- */
 
 enum { STOP_NONE, STOP_ANSWER, STOP_MAX_STEPS, STOP_MAX_CALLS, STOP_BUDGET, STOP_ERROR,
-	STOP_INTERRUPTED };
+	STOP_INTERRUPTED, STOP_REFUSAL };
+
+struct server;
 
 /* One tool call of a step. */
 struct call {
 	cJSON *rec;             /* the tool_call record */
 	const char *id, *name;  /* borrowed from rec */
 	int route;              /* ROUTE_* (tools.c) */
+	struct server *srv;     /* execute, run: the ai-exec that answers it */
+	char *key;              /* ... chosen by what it runs (tools.c) */
 	char *result;           /* the tool_result line, once there is one */
 	struct job search;      /* web_search: its ai-search */
 	cJSON *hits;            /* web_search: the results so far */
@@ -176,16 +180,12 @@ struct loop {
 	char *ask, *exec, *search, *context;     /* the children's paths */
 	int tools_fd, schema_fd;                 /* sealed memfds, or -1 */
 	char tools_path[64], schema_path[64];    /* /proc/PID/fd/N */
-	struct job srv;                          /* ai-exec --serve */
-	unsigned long srv_answered;              /* results it gave this life */
-	int srv_ready;
-	struct call **srv_wait;                  /* calls waiting for its results, in order */
-	size_t srv_head, srv_n;
-	int64_t srv_due;                         /* when the head result is overdue */
+	struct server *srv;                      /* the ai-exec --serve pool (tools.c) */
+	size_t nsrv;                             /* servers started so far */
 	uint64_t sent_chars;                     /* conv.chars when the last call was made */
 	/* the model's answer of the current call */
 	struct ai_buf answer;
-	int have_answer, truncated;
+	int have_answer, truncated, refused;
 	struct call *calls;
 	size_t ncalls, emitted;                  /* the step's calls; results emitted so far */
 	char *ask_err;                           /* the child's error record message */
@@ -252,9 +252,28 @@ int tools_wait(struct loop *L, struct ai_err *e);
 /* After a stop: an error result for each call still without one (the transcript stays paired). */
 int tools_abandon(struct loop *L, const char *why, struct ai_err *e);
 void tools_free_calls(struct loop *L);
-/* Start ai-exec --serve and wait until it answers. */
+/*
+ * One ai-exec --serve: it answers the calls given to it, in order.  A step's
+ * calls are spread over as many as they need to run at the same time.
+ */
+struct server {
+	struct loop *L;
+	struct job job;
+	int ready;               /* it answered the hello */
+	unsigned long answered;  /* results it gave this life */
+	struct call **wait;      /* the calls given to it this step, in order */
+	size_t head, n;          /* wait[head..n) are still to be answered */
+	char *key;               /* what its last call ran */
+};
+
+/* Start the first ai-exec --serve and wait until it answers (files and policy checked). */
 int server_start(struct loop *L, struct ai_err *e);
+/* End them all: the end of their input, then a signal. */
 void server_stop(struct loop *L);
+/* Stop them at once (after a signal or a failure). */
+void server_kill(struct loop *L);
+/* The servers that run, into jobs (room for --max-actions); how many. */
+size_t server_jobs(struct loop *L, struct job **jobs);
 /* ai-search: the argument vector for a query. */
 int search_run(struct loop *L, struct job *j, const char *query, unsigned count,
     job_line_fn on_line, void *ctx, struct ai_err *e);

@@ -8,7 +8,6 @@
  * and hands over to loop_run (loop.c).  A run that a signal ended ends by
  * the same signal, once its children are gone and its records are out.
  */
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +18,7 @@
 #include "msg.h"
 #include "num.h"
 #include "opt.h"
+#include "sig.h"
 #include "util.h"
 #include "banned.h"
 
@@ -236,14 +236,11 @@ int
 main(int argc, char **argv)
 {
 	struct ai_err e = AI_ERR_INIT;
-	int code, sig;
+	int code;
 
 	ai_init(argv[0]);
 	code = ai_finish(run(argc, argv, &e), &e);
-	/* ended by a signal: end by it, as the shell expects (130, 143) */
-	if ((sig = child_caught()) != 0) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
+	/* ended by a signal: end by it, as the shell expects (130, 143, 129) */
+	ai_sig_end();
 	return code;
 }

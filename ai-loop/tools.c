@@ -1,10 +1,12 @@
 /*
  * tools.c: the tools the model is offered, and where its calls go.
  *
- * "execute" (and "run", with a policy) go to one ai-exec --serve for the
- * whole loop, which answers in order; each "web_search" is an ai-search of
- * its own.  The calls of one step run concurrently, all from the poll loop
- * of child.c, and their results are emitted in the order of the calls.
+ * "execute" (and "run", with a policy) go to ai-exec --serve servers that
+ * live as long as the loop, each answering its calls in order, as many as a
+ * step's calls need to run at the same time; each "web_search" is an
+ * ai-search of its own.  The calls of one step run concurrently, all from
+ * the poll loop of child.c, and their results are emitted in the order of
+ * the calls.
  *
  * The declarations reach ai-ask as a file that never touches a disk: a
  * sealed memfd, named by its /proc/PID/fd path, gone when ai-loop ends
@@ -289,7 +291,7 @@ call_allowance(const struct loop *L)
 static int
 srv_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 {
-	struct loop *L = j->ctx;
+	struct server *sv = j->ctx;
 	cJSON *rec;
 	const char *id;
 	struct call *c;
@@ -303,19 +305,19 @@ srv_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 		return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' wrote a record that is not a "
 		    "tool_result (line %lu)", j->name, j->out.lineno);
 	}
-	if (!L->srv_ready) {
+	if (!sv->ready) {
 		/* the answer to the hello */
-		L->srv_ready = 1;
+		sv->ready = 1;
 		cJSON_Delete(rec);
 		return 0;
 	}
 	id = ai_json_str(rec, "id");
-	if (L->srv_head == L->srv_n) {
+	if (sv->head == sv->n) {
 		cJSON_Delete(rec);
 		return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' answered a call it was not given "
 		    "(line %lu)", j->name, j->out.lineno);
 	}
-	c = L->srv_wait[L->srv_head];
+	c = sv->wait[sv->head];
 	if (id == NULL || strcmp(id, c->id) != 0) {
 		ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' answered call '%s' where '%s' was due "
 		    "(line %lu)", j->name, id ? id : "null", c->id, j->out.lineno);
@@ -325,15 +327,30 @@ srv_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 	cJSON_Delete(rec);
 	c->result = ai_xmemdup(line, len);
 	c->ms = ai_now_ms() - c->t0;
-	L->srv_head++;
-	L->srv_answered++;
-	j->deadline = L->srv_head < L->srv_n ?
-	    ai_now_ms() + call_allowance(L) : -1;
+	sv->head++;
+	sv->answered++;
+	j->deadline = sv->head < sv->n ? ai_now_ms() + call_allowance(sv->L) : -1;
 	return 0;
 }
 
-int
-server_start(struct loop *L, struct ai_err *e)
+/* The pool: room for as many servers as a step may run calls at once. */
+static void
+pool_init(struct loop *L)
+{
+	size_t i, cap = (size_t)L->o->max_actions;
+
+	if (L->srv != NULL)
+		return;
+	L->srv = ai_xcalloc(cap, sizeof(*L->srv));
+	for (i = 0; i < cap; i++) {
+		L->srv[i].L = L;
+		L->srv[i].wait = ai_xcalloc(cap, sizeof(*L->srv[i].wait));
+	}
+}
+
+/* Start one server, without waiting for it: its hello is answered once it is up. */
+static int
+server_spawn(struct loop *L, struct server *sv, struct ai_err *e)
 {
 	const struct lopts *o = L->o;
 	struct args a = { NULL, 0, 0 };
@@ -358,57 +375,135 @@ server_start(struct loop *L, struct ai_err *e)
 	args_opt(&a, "--max-runs", o->policy != NULL ? max_runs : NULL);
 	if (o->verbose > 1)
 		args_add(&a, "-v");
-	L->srv_ready = 0;
-	L->srv_answered = 0;
-	L->srv_head = L->srv_n = 0;
-	rc = job_start(&L->srv, "ai-exec", KIND_EXEC, L->exec, a.v, NULL, o->verbose > 1, srv_line,
-	    L, e);
+	sv->ready = 0;
+	sv->answered = 0;
+	sv->head = sv->n = 0;
+	rc = job_start(&sv->job, "ai-exec", KIND_EXEC, L->exec, a.v, NULL, o->verbose > 1,
+	    srv_line, sv, e);
 	args_free(&a);
 	if (rc < 0)
 		return -1;
 	/* a record it does not take: its answer says it is up, files and policy loaded */
-	job_send(&L->srv, "{\"type\":\"hello\"}\n", 17);
-	L->srv.deadline = ai_now_ms() + READY_MS;
-	while (!L->srv_ready && L->srv.live) {
-		struct job *jobs[1] = { &L->srv };
+	job_send(&sv->job, "{\"type\":\"hello\"}\n", 17);
+	sv->job.deadline = ai_now_ms() + READY_MS;
+	return 0;
+}
 
-		if (jobs_poll(jobs, 1, -1, e) < 0)
+size_t
+server_jobs(struct loop *L, struct job **jobs)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < L->nsrv; i++)
+		if (L->srv[i].job.live)
+			jobs[n++] = &L->srv[i].job;
+	return n;
+}
+
+/*
+ * Servers 0..n-1 running and ready: those missing are started (one that
+ * ended between steps is said, once, and started again), all at once, and
+ * waited for.  One that does not come up is an error with its status.
+ */
+static int
+servers_need(struct loop *L, size_t n, struct ai_err *e)
+{
+	struct job **jobs;
+	size_t i, k;
+	int rc = 0;
+
+	pool_init(L);
+	for (i = 0; i < n; i++) {
+		struct server *sv = &L->srv[i];
+
+		if (sv->job.live)
+			continue;
+		if (sv->job.started) {
+			char st[768];
+			struct ai_buf w = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			ai_buf_addf(&w, "'ai-exec' %s; starting it again",
+			    job_status(&sv->job, st, sizeof(st)));
+			warn_once(L, w.buf);
+			ai_buf_release(&w);
+			job_free(&sv->job);
+		}
+		if (server_spawn(L, sv, e) < 0)
 			return -1;
+		if (i >= L->nsrv)
+			L->nsrv = i + 1;
 	}
-	if (!L->srv_ready) {
+	jobs = ai_xcalloc(n + 1, sizeof(*jobs));
+	for (;;) {
+		for (i = k = 0; i < n; i++)
+			if (L->srv[i].job.live && !L->srv[i].ready)
+				jobs[k++] = &L->srv[i].job;
+		if (k == 0 || (rc = jobs_poll(jobs, k, -1, e)) < 0)
+			break;
+	}
+	free(jobs);
+	for (i = 0; rc == 0 && i < n; i++) {
+		struct server *sv = &L->srv[i];
 		char st[768];
-		int code = L->srv.code;
+		int code = sv->job.code;
 
-		if (o->verbose == 1)
-			job_relay(&L->srv);
+		if (sv->ready) {
+			sv->job.deadline = -1;
+			continue;
+		}
+		if (L->o->verbose == 1)
+			job_relay(&sv->job);
 		/* 66: a --file; 77, 78: the policy; its own command line is ours */
 		code = code == AI_EXIT_USAGE ? AI_EXIT_SOFTWARE : code > 0 && code < 128 ? code :
 		    AI_EXIT_UNAVAILABLE;
-		return ai_err_set(e, code, "'ai-exec' %s", job_status(&L->srv, st, sizeof(st)));
+		rc = ai_err_set(e, code, "'ai-exec' %s", job_status(&sv->job, st, sizeof(st)));
 	}
-	L->srv.deadline = -1;
-	return 0;
+	return rc;
+}
+
+int
+server_start(struct loop *L, struct ai_err *e)
+{
+	return servers_need(L, 1, e);
+}
+
+void
+server_kill(struct loop *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->nsrv; i++)
+		job_free(&L->srv[i].job);
 }
 
 void
 server_stop(struct loop *L)
 {
 	struct ai_err e = AI_ERR_INIT;
+	struct job **jobs;
+	size_t i, n;
 
-	if (!L->srv.started)
+	if (L->srv == NULL)
 		return;
-	if (L->srv.live) {
-		/* the end of its input ends it */
-		job_close_input(&L->srv);
-		L->srv.deadline = ai_now_ms() + 2000;
-		while (L->srv.live) {
-			struct job *jobs[1] = { &L->srv };
-
-			if (jobs_poll(jobs, 1, -1, &e) < 0)
-				break;
+	jobs = ai_xcalloc(L->nsrv + 1, sizeof(*jobs));
+	/* the end of their input ends them */
+	for (i = 0; i < L->nsrv; i++)
+		if (L->srv[i].job.live) {
+			job_close_input(&L->srv[i].job);
+			L->srv[i].job.deadline = ai_now_ms() + 2000;
 		}
+	while ((n = server_jobs(L, jobs)) > 0)
+		if (jobs_poll(jobs, n, -1, &e) < 0)
+			break;
+	free(jobs);
+	server_kill(L);
+	for (i = 0; i < (size_t)L->o->max_actions; i++) {
+		free(L->srv[i].wait);
+		free(L->srv[i].key);
 	}
-	job_free(&L->srv);
+	free(L->srv);
+	L->srv = NULL;
+	L->nsrv = 0;
 }
 
 /* ---- ai-search ---- */
@@ -555,6 +650,107 @@ search_done(struct loop *L, struct call *c)
 
 /* ---- a step's calls ---- */
 
+/*
+ * What a call runs, which decides its server: the calls of one command
+ * (its pages, a repeated call) go to one server, whose cache answers them;
+ * with --approve L1 every run goes to one server, in order, since an L1
+ * program may write what another reads.
+ */
+static char *
+call_key(const struct loop *L, const struct call *c)
+{
+	const cJSON *args = ai_json_get(c->rec, "arguments");
+	struct ai_buf k = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	char *a;
+
+	if (strcmp(c->name, "run") == 0 && L->o->approve != NULL && strcmp(L->o->approve, "L1") == 0) {
+		ai_buf_adds(&k, "run");
+	} else if (strcmp(c->name, "execute") == 0) {
+		const char *cmd = ai_json_str(args, "command");
+
+		ai_buf_addf(&k, "execute %s", cmd != NULL ? cmd : "");
+	} else {
+		a = ai_json_print(args);
+		ai_buf_addf(&k, "%s %s", c->name, a);
+		free(a);
+	}
+	return ai_buf_detach(&k, NULL);
+}
+
+/*
+ * The execute and run calls of the step, spread over the servers so that
+ * they run at the same time: a call goes with an earlier call of the step
+ * that has its key, else to a server that ran the key before and is free
+ * this step, else to the first free server.  Each server gets its calls at
+ * once, in their order; tools_wait emits the results in the calls' order.
+ */
+static int
+exec_send(struct loop *L, struct ai_err *e)
+{
+	size_t i, j, k, need = 0, cap = (size_t)L->o->max_actions;
+	char *busy;
+	int rc;
+
+	pool_init(L);
+	busy = ai_xcalloc(cap, 1);
+	for (i = 0; i < L->ncalls; i++) {
+		struct call *c = &L->calls[i];
+
+		if (c->route != ROUTE_EXEC)
+			continue;
+		c->key = call_key(L, c);
+		for (j = 0; j < i && c->srv == NULL; j++)
+			if (L->calls[j].route == ROUTE_EXEC && strcmp(L->calls[j].key, c->key) == 0)
+				c->srv = L->calls[j].srv;
+		for (k = 0; k < L->nsrv && c->srv == NULL; k++)
+			if (!busy[k] && L->srv[k].key != NULL && strcmp(L->srv[k].key, c->key) == 0)
+				c->srv = &L->srv[k];
+		for (k = 0; k < cap && c->srv == NULL; k++)
+			if (!busy[k])
+				c->srv = &L->srv[k];
+		k = (size_t)(c->srv - L->srv);
+		busy[k] = 1;
+		if (k + 1 > need)
+			need = k + 1;
+		free(c->srv->key);
+		c->srv->key = ai_xstrdup(c->key);
+	}
+	free(busy);
+	if ((rc = servers_need(L, need, e)) < 0)
+		return -1;
+	for (k = 0; k < need; k++) {
+		struct server *sv = &L->srv[k];
+		struct ai_buf lines = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		sv->head = sv->n = 0;
+		for (i = 0; i < L->ncalls; i++) {
+			struct call *c = &L->calls[i];
+			cJSON *call;
+			char *s;
+
+			if (c->route != ROUTE_EXEC || c->srv != sv)
+				continue;
+			/* the call as ai-exec reads it: one line, nothing else */
+			call = ai_record_new("tool_call");
+			ai_json_addstr(call, "id", c->id);
+			ai_json_addstr(call, "name", c->name);
+			cJSON_AddItemToObject(call, "arguments",
+			    cJSON_Duplicate(ai_json_get(c->rec, "arguments"), 1));
+			s = print_rec(call);
+			ai_buf_adds(&lines, s);
+			ai_buf_addc(&lines, '\n');
+			free(s);
+			sv->wait[sv->n++] = c;
+		}
+		if (lines.len > 0) {
+			job_send(&sv->job, lines.buf, lines.len);
+			sv->job.deadline = ai_now_ms() + call_allowance(L);
+		}
+		ai_buf_release(&lines);
+	}
+	return 0;
+}
+
 static const char *
 tool_names(const struct loop *L, char *buf, size_t n)
 {
@@ -568,7 +764,6 @@ tool_names(const struct loop *L, char *buf, size_t n)
 int
 tools_dispatch(struct loop *L, struct ai_err *e)
 {
-	struct ai_buf lines = AI_BUF_INIT(AI_BUF_NOLIMIT);
 	size_t i, nexec = 0;
 	char names[64];
 
@@ -602,43 +797,12 @@ tools_dispatch(struct loop *L, struct ai_err *e)
 			    "tools are: %s)", c->name, tool_names(L, names, sizeof(names)));
 		}
 	}
-	if (nexec > 0 && !L->srv.live) {
-		if (L->srv.started) {
-			/* it ended between steps: said once, and started again */
-			char st[768];
-			struct ai_buf w = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-			ai_buf_addf(&w, "'ai-exec' %s; starting it again",
-			    job_status(&L->srv, st, sizeof(st)));
-			warn_once(L, w.buf);
-			ai_buf_release(&w);
-			job_free(&L->srv);
-		}
-		if (server_start(L, e) < 0)
-			return -1;
-	}
-	if (nexec > 0) {
-		L->srv_wait = ai_xrealloc(L->srv_wait, nexec * sizeof(*L->srv_wait));
-		L->srv_head = L->srv_n = 0;
-	}
+	if (nexec > 0 && exec_send(L, e) < 0)
+		return -1;
 	for (i = 0; i < L->ncalls; i++) {
 		struct call *c = &L->calls[i];
-		cJSON *call;
-		char *s;
 
-		if (c->route == ROUTE_EXEC) {
-			/* the call as ai-exec reads it: one line, nothing else */
-			call = ai_record_new("tool_call");
-			ai_json_addstr(call, "id", c->id);
-			ai_json_addstr(call, "name", c->name);
-			cJSON_AddItemToObject(call, "arguments",
-			    cJSON_Duplicate(ai_json_get(c->rec, "arguments"), 1));
-			s = print_rec(call);
-			ai_buf_adds(&lines, s);
-			ai_buf_addc(&lines, '\n');
-			free(s);
-			L->srv_wait[L->srv_n++] = c;
-		} else if (c->route == ROUTE_SEARCH) {
+		if (c->route == ROUTE_SEARCH) {
 			const char *q = ai_json_str(ai_json_get(c->rec, "arguments"), "query");
 			unsigned count = SEARCH_COUNT_DEFAULT;
 			uint64_t n;
@@ -653,11 +817,6 @@ tools_dispatch(struct loop *L, struct ai_err *e)
 			}
 		}
 	}
-	if (lines.len > 0) {
-		job_send(&L->srv, lines.buf, lines.len);
-		L->srv.deadline = ai_now_ms() + call_allowance(L);
-	}
-	ai_buf_release(&lines);
 	return 0;
 }
 
@@ -698,24 +857,24 @@ say_call(const struct loop *L, const struct call *c)
 	free(args);
 }
 
-/* The server ended with calls of this step unanswered: they fail, the loop goes on. */
+/* A server ended with calls of this step unanswered: they fail, the loop goes on. */
 static void
-server_lost(struct loop *L)
+server_lost(struct loop *L, struct server *sv)
 {
 	char st[768];
 	struct ai_buf w = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
-	job_status(&L->srv, st, sizeof(st));
+	job_status(&sv->job, st, sizeof(st));
 	if (L->o->verbose == 1)
-		job_relay(&L->srv);
+		job_relay(&sv->job);
 	ai_buf_addf(&w, "'ai-exec' %s; it is started again for the next call", st);
 	warn_once(L, w.buf);
 	ai_buf_release(&w);
-	while (L->srv_head < L->srv_n) {
-		struct call *c = L->srv_wait[L->srv_head++];
+	while (sv->head < sv->n) {
+		struct call *c = sv->wait[sv->head++];
 
 		c->ms = ai_now_ms() - c->t0;
-		c->result = L->srv.timed_out ?
+		c->result = sv->job.timed_out ?
 		    error_result(c, "timeout", "'ai-exec' did not answer in time and was stopped") :
 		    error_result(c, "unavailable", "'ai-exec' %s before it answered", st);
 	}
@@ -740,7 +899,7 @@ emit_ready(struct loop *L, struct ai_err *e)
 int
 tools_wait(struct loop *L, struct ai_err *e)
 {
-	struct job **jobs = ai_xcalloc(L->ncalls + 1, sizeof(*jobs));
+	struct job **jobs = ai_xcalloc(L->ncalls + L->nsrv + 1, sizeof(*jobs));
 	size_t i;
 	int rc = 0;
 
@@ -754,12 +913,12 @@ tools_wait(struct loop *L, struct ai_err *e)
 			    c->search.started)
 				search_done(L, c);
 		}
-		if (L->srv_head < L->srv_n && !L->srv.live)
-			server_lost(L);
+		for (i = 0; i < L->nsrv; i++)
+			if (L->srv[i].head < L->srv[i].n && !L->srv[i].job.live)
+				server_lost(L, &L->srv[i]);
 		if ((rc = emit_ready(L, e)) < 0 || L->emitted == L->ncalls)
 			break;
-		if (L->srv.live)
-			jobs[n++] = &L->srv;
+		n = server_jobs(L, jobs);
 		for (i = 0; i < L->ncalls; i++)
 			if (L->calls[i].search.live)
 				jobs[n++] = &L->calls[i].search;
@@ -798,9 +957,11 @@ tools_free_calls(struct loop *L)
 		cJSON_Delete(c->hits);
 		free(c->result);
 		free(c->err_msg);
+		free(c->key);
 	}
 	free(L->calls);
 	L->calls = NULL;
 	L->ncalls = L->emitted = 0;
-	L->srv_head = L->srv_n = 0;
+	for (i = 0; i < L->nsrv; i++)
+		L->srv[i].head = L->srv[i].n = 0;
 }

@@ -26,6 +26,7 @@
 #include "util.h"
 #include "output.h"
 #include "search.h"
+#include "text.h"
 #include "banned.h"
 
 #define DEFAULT_COUNT 10
@@ -414,6 +415,10 @@ from_stdin(struct ctx *c, struct ai_err *e)
 		if (records < 0)
 			records = ai_input_is_records(line, len);
 		if (!records) {
+			if (ai_text_check(line, len, "standard input", rd.line_off, rd.lineno, e) < 0) {
+				rc = -1;
+				break;
+			}
 			query = trimmed(line, len);
 			rc = query[0] ? search(c, query, e) : 0;
 			free(query);
@@ -426,6 +431,12 @@ from_stdin(struct ctx *c, struct ai_err *e)
 		rec = ai_record_parse(line, len, rd.lineno, e);
 		if (rec == NULL) {
 			rc = -1;
+			break;
+		}
+		if (ai_record_upstream(rec, e)) {
+			/* an earlier tool failed: nothing more is searched */
+			cJSON_Delete(rec);
+			rc = ai_error_pass(line, len, c->out.json, e);
 			break;
 		}
 		type = ai_record_type(rec);
@@ -524,12 +535,17 @@ run(int argc, char **argv, struct ai_err *e)
 			free(query);
 			return ai_err_set(e, AI_EXIT_USAGE, "the query is empty");
 		}
+
 	} else if (isatty(STDIN_FILENO)) {
 		return ai_err_set(e, AI_EXIT_USAGE, "no query: give QUERY, or queries on standard input, one per line");
 	}
-	if (setup(&c, &f, e) == 0)
-		rc = query != NULL ? search(&c, query, e) : from_stdin(&c, e);
-	if (rc < 0 && c.out.json && e->code != AI_EXIT_PIPE && e->code != AI_EXIT_USAGE) {
+	if (setup(&c, &f, e) == 0 && query != NULL)
+		rc = ai_text_check(query, strlen(query), "the query", 0, 1, e) < 0 ? -1 :
+		    search(&c, query, e);
+	else if (e->code == 0)
+		rc = from_stdin(&c, e);
+	if (rc < 0 && c.out.json && e->code != AI_EXIT_PIPE && e->code != AI_EXIT_USAGE &&
+	    !e->passed) {
 		/* the next tool in the pipe learns of the failure too */
 		struct ai_err ignored = AI_ERR_INIT;
 		cJSON *rec = ai_record_error("ai-search", e);

@@ -19,16 +19,7 @@ import subprocess
 import sys
 import time
 
-
-def children(pid):
-    out = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                out += [int(c) for c in f.read().split()]
-    except OSError:
-        pass
-    return out
+from proctree import children
 
 
 def hwm(pid):

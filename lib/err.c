@@ -16,6 +16,7 @@ ai_err_set(struct ai_err *e, int code, const char *fmt, ...)
 	e->code = code;
 	e->status = 0;
 	e->retryable = ai_exit_retryable(code);
+	e->passed = 0;
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
@@ -49,6 +50,7 @@ ai_err_clear(struct ai_err *e)
 	e->status = 0;
 	e->retryable = 0;
 	e->msg[0] = '\0';
+	e->passed = 0;
 }
 
 static const struct {
@@ -70,6 +72,7 @@ static const struct {
 	{ AI_EXIT_PROTOCOL, "protocol" },
 	{ AI_EXIT_POLICY, "policy" },
 	{ AI_EXIT_CONFIG, "config" },
+	{ AI_EXIT_HANGUP, "hangup" },
 	{ AI_EXIT_INTERRUPT, "interrupted" },
 	{ AI_EXIT_PIPE, "broken_pipe" },
 	{ AI_EXIT_TERM, "terminated" },
@@ -90,4 +93,15 @@ int
 ai_exit_retryable(int code)
 {
 	return code == AI_EXIT_UNAVAILABLE || code == AI_EXIT_TEMPFAIL;
+}
+
+int
+ai_exit_code_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < sizeof(exit_names) / sizeof(exit_names[0]); i++)
+		if (strcmp(exit_names[i].name, name) == 0)
+			return exit_names[i].code;
+	return -1;
 }

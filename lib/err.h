@@ -26,6 +26,7 @@ enum {
 	AI_EXIT_PROTOCOL = 76,    /* the service's answer cannot be understood */
 	AI_EXIT_POLICY = 77,      /* refused by policy (file, URL, command) */
 	AI_EXIT_CONFIG = 78,      /* configuration: missing or refused key, bad config */
+	AI_EXIT_HANGUP = 129,     /* SIGHUP */
 	AI_EXIT_INTERRUPT = 130,  /* SIGINT */
 	AI_EXIT_PIPE = 141,       /* the reader of stdout went away (128 + SIGPIPE) */
 	AI_EXIT_TERM = 143        /* SIGTERM */
@@ -38,9 +39,10 @@ struct ai_err {
 	int status;    /* HTTP status when the error is an HTTP answer, else 0 */
 	int retryable; /* trying again later may succeed */
 	char msg[AI_ERR_MSG_MAX];
+	int passed;    /* an error record read on the input, already passed on as a record */
 };
 
-#define AI_ERR_INIT { 0, 0, 0, { 0 } }
+#define AI_ERR_INIT { 0, 0, 0, { 0 }, 0 }
 
 #if defined(__GNUC__)
 #define AI_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -63,5 +65,7 @@ const char *ai_exit_name(int code);
 
 /* Whether the failure behind an exit code may go away by itself. */
 int ai_exit_retryable(int code);
+/* The exit code of a short name ("config" -> 78), or -1 when it names none. */
+int ai_exit_code_of(const char *name);
 
 #endif

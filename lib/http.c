@@ -494,6 +494,7 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 	hdrs = make_headers(a, req);
 	resp->attempts = 0;
 	resp->streamed = 0;
+	resp->cut = 0;
 	for (;;) {
 		struct xfer x;
 		CURLcode cc;
@@ -596,6 +597,7 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 			else {
 				ai_err_set(e, AI_EXIT_TEMPFAIL, "no data from %s for %s", who,
 				    ai_fmt_ms(x.idle_ms, dur, sizeof(dur)));
+				resp->cut = resp->streamed > 0;
 				break;
 			}
 		} else if (cc == CURLE_OPERATION_TIMEDOUT && (connected || ai_now_ms() >= deadline - 50)) {
@@ -616,6 +618,7 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 				ai_err_set(e, AI_EXIT_PROTOCOL, "the answer from %s was cut short: %s%s", who,
 				    errbuf[0] ? errbuf : a->easy_strerror(cc),
 				    attempt > 1 ? " (after several attempts)" : "");
+				resp->cut = 1;
 				break;
 			} else {
 				ai_err_set(e, AI_EXIT_UNAVAILABLE, "cannot reach %s: %s%s", who,
@@ -627,6 +630,7 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 			ai_err_set(e, AI_EXIT_PROTOCOL,
 			    "the connection to %s broke in the middle of the response: %s", who,
 			    errbuf[0] ? errbuf : a->easy_strerror(cc));
+			resp->cut = 1;
 			break;
 		} else {
 			ai_err_set(e, AI_EXIT_UNAVAILABLE, "request to %s failed: %s", who,

@@ -68,6 +68,7 @@ struct ai_http_resp {
 	int64_t retry_after_s; /* from the last answer, -1 if none */
 	int attempts;
 	size_t streamed;       /* bytes handed to on_data */
+	int cut;               /* the answer began, then broke or stalled before its end */
 	char *url;             /* the URL finally fetched (after redirects) */
 };
 

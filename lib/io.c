@@ -1,6 +1,8 @@
 /* io.c: capped reads, checked writes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -8,8 +10,24 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "sig.h"
 #include "util.h"
 #include "banned.h"
+
+int
+ai_wait_readable(int fd, struct ai_err *e)
+{
+	struct pollfd p[2] = { { fd, POLLIN, 0 }, { ai_sig_fd(), POLLIN, 0 } };
+
+	if (p[1].fd < 0)
+		return 0;
+	for (;;) {
+		if (ai_sig_caught())
+			return ai_sig_interrupted(e);
+		if (poll(p, 2, -1) >= 0 || errno != EINTR)
+			return 0;
+	}
+}
 
 int
 ai_read_fd(int fd, struct ai_buf *b, const char *what, struct ai_err *e)
@@ -18,6 +36,9 @@ ai_read_fd(int fd, struct ai_buf *b, const char *what, struct ai_err *e)
 		ssize_t r;
 		size_t room = 65536;
 
+		if (ai_wait_readable(fd, e) < 0)
+			return -1;
+
 		if (b->max - b->len < room)
 			room = b->max - b->len;
 		if (room == 0) {
@@ -25,7 +46,7 @@ ai_read_fd(int fd, struct ai_buf *b, const char *what, struct ai_err *e)
 
 			do
 				r = read(fd, &probe, 1);
-			while (r < 0 && errno == EINTR);
+			while (r < 0 && errno == EINTR && !ai_sig_caught());
 			if (r == 0)
 				return 0;
 			if (r > 0)
@@ -37,7 +58,7 @@ ai_read_fd(int fd, struct ai_buf *b, const char *what, struct ai_err *e)
 				    "%s is larger than the limit of %zu bytes", what, b->max);
 			do
 				r = read(fd, b->buf + b->len, room);
-			while (r < 0 && errno == EINTR);
+			while (r < 0 && errno == EINTR && !ai_sig_caught());
 			if (r == 0)
 				return 0;
 			if (r > 0) {
@@ -46,6 +67,8 @@ ai_read_fd(int fd, struct ai_buf *b, const char *what, struct ai_err *e)
 				continue;
 			}
 		}
+		if (errno == EINTR)
+			return ai_sig_interrupted(e);
 		return ai_err_set(e, AI_EXIT_IOERR, "cannot read %s: %s", what, strerror(errno));
 	}
 }
@@ -87,11 +110,54 @@ out_error(FILE *f, struct ai_err *e)
 	return ai_err_set(e, AI_EXIT_IOERR, "write error: %s", strerror(err));
 }
 
+/*
+ * While signals are caught (sig.h): write without ever blocking past a
+ * signal.  Until one comes, wait for room as a blocking write would; after
+ * it, write only what fits at once.  Pieces of at most PIPE_BUF bytes, which
+ * a pipe with room takes whole.
+ */
+static int
+write_interruptible(FILE *f, const char *p, size_t n, struct ai_err *e)
+{
+	int fd = fileno(f);
+
+	if (fflush(f) != 0)
+		return out_error(f, e);
+	while (n > 0) {
+		struct pollfd q[2] = { { fd, POLLOUT, 0 }, { ai_sig_fd(), POLLIN, 0 } };
+		size_t k = n < PIPE_BUF ? n : PIPE_BUF;
+		ssize_t w;
+		int rc;
+
+		rc = ai_sig_caught() ? poll(q, 1, 0) : poll(q, 2, -1);
+		if (rc < 0 && errno != EINTR)
+			return ai_err_set(e, AI_EXIT_IOERR, "write error: %s", strerror(errno));
+		if (!(q[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			if (ai_sig_caught())
+				return ai_sig_interrupted(e);
+			continue;
+		}
+		w = write(fd, p, k);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (w < 0) {
+			if (errno == EPIPE)
+				return ai_err_set(e, AI_EXIT_PIPE, "broken pipe");
+			return ai_err_set(e, AI_EXIT_IOERR, "write error: %s", strerror(errno));
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int
 ai_out_write(FILE *f, const void *p, size_t n, struct ai_err *e)
 {
 	if (n == 0)
 		return 0;
+	if (ai_sig_fd() >= 0)
+		return write_interruptible(f, p, n, e);
 	errno = 0;
 	if (fwrite(p, 1, n, f) != n)
 		return out_error(f, e);

@@ -6,6 +6,8 @@
  * way coreutils end, quietly by SIGPIPE (see ai_finish in msg.h).  SIGPIPE
  * itself is ignored in every tool (ai_init), so that a child process that
  * dies does not kill a parent writing to it; the EPIPE is handled instead.
+ * While signals are caught (sig.h), reads and writes here return the
+ * interrupted status instead of waiting past a signal.
  */
 #ifndef AI_IO_H
 #define AI_IO_H
@@ -15,6 +17,11 @@
 #include "buf.h"
 #include "err.h"
 
+/*
+ * Wait until fd is readable, or return -1 (the interrupted status) once a
+ * signal came while signals are caught (sig.h); at once when they are not.
+ */
+int ai_wait_readable(int fd, struct ai_err *e);
 /* Read fd to end of input into b; more than b->max bytes is an error naming what. */
 int ai_read_fd(int fd, struct ai_buf *b, const char *what, struct ai_err *e);
 /* Read a whole regular file (at most max bytes). */

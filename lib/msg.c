@@ -10,6 +10,7 @@
 #include "io.h"
 #include "json.h"
 #include "redact.h"
+#include "sig.h"
 #include "text.h"
 #include "util.h"
 #include "banned.h"
@@ -47,6 +48,7 @@ ai_init(const char *argv0)
 		ai_progname = slash ? slash + 1 : argv0;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	ai_sig_init();
 	ai_json_init();
 }
 

@@ -18,7 +18,10 @@
 
 #include "err.h"
 
-/* Program name from argv[0], SIGPIPE ignored (io.h), cJSON allocation hooks. */
+/*
+ * Program name from argv[0], SIGPIPE ignored (io.h), SIGINT, SIGTERM and
+ * SIGHUP handled (sig.h), cJSON allocation hooks.
+ */
 void ai_init(const char *argv0);
 
 /* "PROG: message" on stderr. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "sig.h"
 #include "util.h"
 #include "banned.h"
 
@@ -162,6 +163,8 @@ ai_child_start(struct ai_child *c, struct ai_err *e)
 		child_fail(report[1], errno);
 	}
 	free(env);
+	if (c->new_pgroup || c->new_session)
+		ai_sig_track(c->pid);
 	close(report[1]);
 	report[1] = -1;
 	do
@@ -175,6 +178,7 @@ ai_child_start(struct ai_child *c, struct ai_err *e)
 		while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
 			;
 		c->reaped = 1;
+		ai_sig_untrack(c->pid);
 		ai_err_set(e, AI_EXIT_OSERR, "cannot run '%s': %s", c->path, strerror(child_errno));
 		if (child_errno == ENOENT || child_errno == EACCES)
 			e->code = AI_EXIT_UNAVAILABLE;
@@ -237,8 +241,10 @@ reap(struct ai_child *c, int nohang)
 	while (r < 0 && errno == EINTR);
 	if (r == c->pid || (r < 0 && errno == ECHILD)) {
 		c->reaped = 1;
-		if (c->new_pgroup || c->new_session)
+		if (c->new_pgroup || c->new_session) {
 			kill(-c->pid, SIGKILL); /* grandchildren left in the group */
+			ai_sig_untrack(c->pid);
+		}
 		return 1;
 	}
 	return 0;

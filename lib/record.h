@@ -9,6 +9,7 @@
 #ifndef AI_RECORD_H
 #define AI_RECORD_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <cjson/cJSON.h>
 
@@ -26,6 +27,8 @@ struct ai_reader {
 	size_t scanned;       /* bytes after off already known to hold no LF */
 	size_t max_line;
 	unsigned long lineno; /* number of the line last returned */
+	uint64_t base;        /* offset in the stream of in.buf[0] */
+	uint64_t line_off;    /* offset in the stream of the line last returned */
 	int eof;
 	int timeout_ms;       /* per read; -1 waits for ever */
 	const char *what;     /* for messages: "standard input", "ai-exec" */
@@ -62,6 +65,31 @@ const char *ai_record_type(const cJSON *rec);
  * object with a string "type".  Empty input is plain text.
  */
 int ai_input_is_records(const char *data, size_t len);
+
+/*
+ * Errors travel in the stream (aicli(7)): a tool that reads an error record
+ * on its input does nothing that costs, passes the record on (records out)
+ * or says its message (text out), and ends with the status it carries.
+ *
+ * ai_record_upstream: whether rec is an error record; if so e gets its
+ * status ("exit", else the status its "code" names, else 1), its message
+ * ("error from ai-search: ...") and retryable, and 1 is returned.
+ */
+int ai_record_upstream(const cJSON *rec, struct ai_err *e);
+/*
+ * The first error record of a record stream in memory: 1 with e set as
+ * above and the line in *line, *len; 0 when there is none.  Lines that are
+ * not records are left to the reader that reads the stream for real.
+ */
+int ai_records_upstream(const char *data, size_t n, const char **line, size_t *len,
+    struct ai_err *e);
+/*
+ * Pass an error record on: with records out, write the line to stdout, and
+ * e (set by ai_record_upstream) keeps the status but no message
+ * (e->passed); with text out, e keeps the message for stderr.  Returns -1
+ * (the failure), or -1 with e set to the write error.
+ */
+int ai_error_pass(const char *line, size_t len, int records_out, struct ai_err *e);
 
 /* Write rec as one line and flush. */
 int ai_record_write(FILE *f, const cJSON *rec, struct ai_err *e);

@@ -58,8 +58,13 @@ short_input:
 	return -1;
 }
 
-int
-ai_utf8_valid(const char *s, size_t n)
+/*
+ * The offset of the first byte of s[0..n) that does not begin a valid
+ * character (n when there is none); *incomplete says whether it begins one
+ * that the end of s cuts short.
+ */
+static size_t
+utf8_first_bad(const char *s, size_t n, int *incomplete)
 {
 	size_t i = 0;
 	uint32_t cp;
@@ -72,11 +77,21 @@ ai_utf8_valid(const char *s, size_t n)
 			continue;
 		}
 		l = ai_utf8_decode(s + i, n - i, &cp);
-		if (l <= 0)
-			return 0;
+		if (l <= 0) {
+			*incomplete = l < 0;
+			return i;
+		}
 		i += (size_t)l;
 	}
-	return 1;
+	return n;
+}
+
+int
+ai_utf8_valid(const char *s, size_t n)
+{
+	int incomplete;
+
+	return utf8_first_bad(s, n, &incomplete) == n;
 }
 
 size_t
@@ -95,6 +110,43 @@ ai_utf8_start(const char *s, size_t n, size_t i)
 	while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
 		i++;
 	return i;
+}
+
+/* The line of offset i in s, whose first line is first. */
+static unsigned long
+line_of(const char *s, size_t i, unsigned long first)
+{
+	unsigned long line = first;
+	const char *p = s, *end = s + i, *lf;
+
+	while (p < end && (lf = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		line++;
+		p = lf + 1;
+	}
+	return line;
+}
+
+int
+ai_text_check(const char *s, size_t n, const char *what, uint64_t base, unsigned long line,
+    struct ai_err *e)
+{
+	const char *nul = memchr(s, '\0', n);
+	size_t end = nul ? (size_t)(nul - s) : n, i;
+	int incomplete = 0;
+
+	/* the first offending byte, whichever kind it is */
+	i = utf8_first_bad(s, end, &incomplete);
+	if (i < end || (incomplete && i < n))
+		return ai_err_set(e, AI_EXIT_DATAERR,
+		    "%s is not UTF-8 text: %s 0x%02x at offset %llu (line %lu); convert it "
+		    "to UTF-8 first (iconv)", what, incomplete && !nul ?
+		    "an incomplete character, byte" : "byte", (unsigned char)s[i],
+		    (unsigned long long)(base + i), line_of(s, i, line));
+	if (nul != NULL)
+		return ai_err_set(e, AI_EXIT_DATAERR,
+		    "%s is binary: a NUL byte at offset %llu (line %lu); only text is taken", what,
+		    (unsigned long long)(base + end), line_of(s, end, line));
+	return 0;
 }
 
 size_t

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "err.h"
 
 /*
  * Decode one character at s (n bytes available).  Returns its length 1..4 and
@@ -25,6 +26,15 @@
  */
 int ai_utf8_decode(const char *s, size_t n, uint32_t *cp);
 int ai_utf8_valid(const char *s, size_t n);
+/*
+ * The suite's rule for the text a tool takes (a prompt, material, queries,
+ * a task, a system prompt): UTF-8 without NUL bytes, taken whole or not at
+ * all.  Returns 0, or -1 with e set (AI_EXIT_DATAERR) to what breaks it,
+ * where (offsets count bytes from 0, from base on; lines from line on) and what to
+ * do: "standard input is binary: a NUL byte at offset 4 (line 2)".
+ */
+int ai_text_check(const char *s, size_t n, const char *what, uint64_t base, unsigned long line,
+    struct ai_err *e);
 /* The largest length <= max that does not end inside a character of s[0..n). */
 size_t ai_utf8_cut(const char *s, size_t n, size_t max);
 /* Characters (UTF-8 code points; invalid bytes count one each) in s[0..n). */

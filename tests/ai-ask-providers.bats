@@ -111,14 +111,20 @@ ask() { ai-ask "$@" </dev/null; }
 	mock_script '{"routes":{"POST /v1beta/models/gemini-2.5-flash:generateContent":[{"file":"gemini/prompt_blocked_safety.json"}]}}'
 	run --separate-stderr ask --provider gemini --json "x"
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"stopped the answer ('SAFETY')"* ]]
+	[[ "$stderr" == "ai-ask: the model refused to answer ("*" said 'SAFETY')" ]]
 	[ "$(jq -r .type <<<"${lines[-1]}")" = "error" ]
 	mock_script "$(printf 'data: %s\n\n' '{"candidates":[{"content":{"role":"model","parts":[{"text":"I will not"}]},"finishReason":"SAFETY"}]}' |
 		jq -Rsc '{routes: {"POST /v1beta/models/gemini-2.5-flash:streamGenerateContent": [{body: ., content_type: "text/event-stream"}]}}')"
 	run --separate-stderr ask --provider gemini "x"
 	[ "$status" -eq 1 ]
 	[ "$output" = "I will not" ]
-	[[ "$stderr" == *"('SAFETY')"* ]]
+	[[ "$stderr" == *" said 'SAFETY')" ]]
+	# the message record says it is a refusal
+	mock_script "$(jq -nc '{routes: {"POST /v1beta/models/gemini-2.5-flash:generateContent": [{body:
+		({candidates: [{content: {role: "model", parts: [{text: "I will not"}]}, finishReason: "SAFETY"}]} | tojson)}]}}')"
+	run --separate-stderr ask --provider gemini --json "x"
+	[ "$status" -eq 1 ]
+	jq -e '.type == "message" and .refusal == true and .content == "I will not"' <<<"${lines[0]}"
 }
 
 @test "gemini: a refused key (400 API_KEY_INVALID) is a configuration error naming where the key came from" {

@@ -491,11 +491,13 @@ ai-ask: try 'ai-ask --help' for more information" ]
 	[ "$(mock_count)" -eq 0 ]
 }
 
-@test "bytes that are not UTF-8 in plain input are replaced, not sent raw" {
+@test "bytes that are not UTF-8 in plain input are refused with their offset, never replaced; nothing is sent" {
 	printf 'caf\xe9\n' > "$T/in.txt"
 	run --separate-stderr ai-ask < "$T/in.txt"
-	[ "$status" -eq 0 ]
-	body 1 | jq -e '.input[0].content == "caf\ufffd"'
+	[ "$status" -eq 65 ]
+	[ "$stderr" = "ai-ask: standard input is not UTF-8 text: byte 0xe9 at offset 3 (line 1); convert it to UTF-8 first (iconv)" ]
+	[ -z "$output" ]
+	[ "$(mock_count)" -eq 0 ]
 }
 
 @test "search_result records become numbered sources with title, URL, date and snippet" {
@@ -862,8 +864,9 @@ stream_of() {
 		[ "$status" -eq 76 ] || { echo "$p: $status $stderr"; false; }
 		[[ "$stderr" == "ai-ask: cannot parse the answer from '127.0.0.1:$MOCK_PORT': $what 2: column 2: "* ]]
 		[ "${#lines[@]}" -eq 1 ]
+		# broken framing is a cut: retried while nothing was written, so no retry here
 		script "$(route_of "$p")" "{\"file\":\"$1\",\"malformed_chunk\":true}"
-		run --separate-stderr ask --provider "$p" "hi"
+		run --separate-stderr ask --provider "$p" --retries 0 "hi"
 		[ "$status" -eq 76 ] || { echo "$p chunk: $status $stderr"; false; }
 	done
 }
@@ -874,10 +877,12 @@ stream_of() {
 	[ "$status" -eq 76 ]
 	[ "$output" = "po" ]
 	[ "$stderr" = "ai-ask: the answer from '127.0.0.1:$MOCK_PORT' ended before it was complete" ]
-	mock_script '{"routes":{"POST /api/chat":[{"body":"{\"message\":{\"content\":\"The\"},\"done\":false}\n","content_type":"application/x-ndjson"}]}}'
-	run --separate-stderr ask --provider ollama --json "hi"
+	# nothing was written with --json: the cut answer is asked again, and cut again
+	mock_script '{"routes":{"POST /api/chat":[{"body":"{\"message\":{\"content\":\"The\"},\"done\":false}\n","content_type":"application/x-ndjson"}]},"repeat_last":true}'
+	run --separate-stderr ask --provider ollama --json --retries 1 "hi"
 	[ "$status" -eq 76 ]
 	[ "${#lines[@]}" -eq 1 ]
+	[ "$(mock_count)" -eq 2 ]
 }
 
 @test "every provider: a slow first byte inside the timeout is waited for; outside it is a timeout" {
@@ -899,7 +904,8 @@ stream_of() {
 		set -- $(stream_of "$p")
 		script "$(route_of "$p")" "{\"file\":\"$1\",\"drip_ms\":3000}"
 		t0=$(now)
-		run --separate-stderr ask --provider "$p" --idle-timeout 0.5 "hi"
+		# a stall before any text is retried like a cut: --retries 0 keeps this to one
+		run --separate-stderr ask --provider "$p" --idle-timeout 0.5 --retries 0 "hi"
 		t1=$(now)
 		[ "$status" -eq 75 ] || { echo "$p: $status $stderr"; false; }
 		[ "$stderr" = "ai-ask: no data from '127.0.0.1:$MOCK_PORT' for 500 ms" ]

@@ -20,6 +20,16 @@ setup() {
 	mkdir -p "$W/empty"
 }
 
+# A failed run writes one record, the error, and nothing else: its status,
+# and the message its last line on stderr gives (so that the next tool in a
+# pipe stops too).
+only_error() {
+	local last="${stderr##*$'\n'}"
+	[ "${#lines[@]}" -eq 1 ] || { echo "stdout: $output"; return 1; }
+	jq -e --argjson s "$1" --arg m "${last#ai-context: }" \
+		'.type == "error" and .tool == "ai-context" and .exit == $s and .message == $m' <<<"$output"
+}
+
 # The estimate ai-context makes, computed independently.
 tokens() { python3 "$TR" tokens "$1"; }
 
@@ -222,7 +232,7 @@ turns() {
 
 # ---- what is always kept --------------------------------------------------------
 
-@test "system messages, unknown record types and error records pass through unchanged, in order" {
+@test "system messages, unknown record types and result records pass through unchanged, in order" {
 	{
 		jq -nc '{type:"message",role:"system",content:"rule one"}'
 		for i in $(seq 1 30); do
@@ -231,13 +241,13 @@ turns() {
 			if [ $((i % 10)) -eq 0 ]; then
 				jq -nc --argjson i "$i" '{type:"message",role:"system",content:"rule \($i)"}'
 				jq -nc --argjson i "$i" '{type:"x_future",payload:{n:$i,deep:[1,{"a":"b"}]}}'
-				jq -nc '{type:"error",tool:"ai-exec",code:"temporary",exit:75,message:"slow",retryable:true}'
+				jq -nc '{type:"result",status:"ok",stop_reason:"answer",steps:1,calls:1}'
 			fi
 		done
 	} > "$W/in"
 	ai-context --no-summarize --budget 500 --keep 2 < "$W/in" > "$W/out"
-	diff <(grep -E '"role":"system"|"type":"(x_future|error)"' "$W/in") \
-		<(grep -E '"role":"system"|"type":"(x_future|error)"' "$W/out")
+	diff <(grep -E '"role":"system"|"type":"(x_future|result)"' "$W/in") \
+		<(grep -E '"role":"system"|"type":"(x_future|result)"' "$W/out")
 	python3 "$TR" check "$W/in" "$W/out" --budget 500 --keep 2
 }
 
@@ -348,11 +358,11 @@ turns() {
 	[[ "$output" == *'"content":"6 earlier records were dropped to fit the token budget."'* ]]
 }
 
-@test "-m with no ai-ask to run is an error: exit 69, nothing written" {
+@test "-m with no ai-ask to run is an error: exit 69, only the error record written" {
 	base_transcript "$W/in"
 	AICLI_LIBEXEC="$W/empty" run --separate-stderr ai-context -m gpt-4.1 --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 69 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ "$stderr" = "ai-context: cannot summarise: 'ai-ask' not found (looked in \$AICLI_LIBEXEC)" ]
 }
 
@@ -435,13 +445,13 @@ turns() {
 
 # ---- bad input, bad command lines, output errors ------------------------------------------
 
-@test "a malformed line: exit 65, the line named, nothing on stdout" {
+@test "a malformed line: exit 65, the line named, only the error record on stdout" {
 	base_transcript "$W/good"
 	while IFS='|' read -r bad want; do
 		{ head -3 "$W/good"; printf '%s\n' "$bad"; tail -2 "$W/good"; } > "$W/in"
 		run --separate-stderr ai-context --no-summarize --budget 100 < "$W/in"
 		[ "$status" -eq 65 ] || { echo "$bad: exit $status"; false; }
-		[ -z "$output" ]
+		only_error "$status"
 		[[ "$stderr" == "ai-context: line 4: $want"* ]] || { echo "$bad: $stderr"; false; }
 	done <<'EOF'
 {"type":"message","role":"user","content":"x"|column 46: unexpected end of input
@@ -460,14 +470,14 @@ EOF
 	{ printf '{"type":"message","role":"user","content":"ok"}\n'; printf '{"type":"message","role":"user","content":"\xff"}\n'; } > "$W/in"
 	run --separate-stderr ai-context --budget 100 < "$W/in"
 	[ "$status" -eq 65 ]
-	[ -z "$output" ]
-	[[ "$stderr" == "ai-context: line 2: "* ]]
+	only_error "$status"
+	[ "$stderr" = "ai-context: standard input is not UTF-8 text: byte 0xff at offset 91 (line 2); convert it to UTF-8 first (iconv)" ]
 }
 
 @test "plain text is not a transcript: exit 65 naming line 1" {
 	run --separate-stderr ai-context < "$BATS_TEST_DIRNAME/readme/notes.md"
 	[ "$status" -eq 65 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "$stderr" == "ai-context: line 1: "* ]]
 }
 
@@ -476,7 +486,7 @@ EOF
 	  printf '{"type":"message","role":"user","content":"'; head -c 17000000 /dev/zero | tr '\0' a; echo '"}'; } > "$W/in"
 	run --separate-stderr ai-context < "$W/in"
 	[ "$status" -eq 65 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ "$stderr" = "ai-context: line 2 is longer than the limit of 16777216 bytes" ]
 }
 
@@ -498,11 +508,11 @@ chat.ndjson|unexpected argument 'chat.ndjson'
 EOF
 }
 
-@test "a bad setting is a configuration error: exit 78, nothing on stdout" {
+@test "a bad setting is a configuration error: exit 78, only the error record on stdout" {
 	base_transcript "$W/in"
 	AICLI_TIMEOUT=soon run --separate-stderr ai-context --budget 100 < "$W/in"
 	[ "$status" -eq 78 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ "$stderr" = "ai-context: \$AICLI_TIMEOUT: 'soon' is not a number of seconds from 0.001 to 86400" ]
 	printf '{"timeout": "0"}\n' > "$W/config.json"
 	AICLI_CONFIG="$W/config.json" run --separate-stderr ai-context --budget 100 < "$W/in"
@@ -511,7 +521,7 @@ EOF
 	printf '{"nonsense": 1}\n' > "$W/config.json"
 	AICLI_CONFIG="$W/config.json" run --separate-stderr ai-context --budget 100 < "$W/in"
 	[ "$status" -eq 78 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "$stderr" == *"unknown key 'nonsense'"* ]]
 	# the config file's "libexec" is named when ai-ask is not there
 	printf '{"libexec": "%s"}\n' "$W/empty" > "$W/config.json"
@@ -604,7 +614,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	[ "$(sed -n 2p "$W/out" | jq -c keys_unsorted)" = '["type","content","key_facts","open_tasks","replaces"]' ]
 	diff <(sed -n '10,12p' "$W/in") <(sed -n '3,5p' "$W/out")
 	[ "${stderr_lines[1]}" = "ai-context: records: 12 before, 5 after (digested 0, trimmed 0, folded 8, dropped 0, stale usage 0)" ]
-	[ "${stderr_lines[3]}" = "ai-context: summary: 11 input tokens, 5 output tokens" ]
+	[ "${stderr_lines[3]}" = "ai-context: summary: 11 input tokens, 5 output tokens, 1 call" ]
 	python3 "$TR" check "$W/in" "$W/out" --budget 200 --keep 1
 }
 
@@ -658,24 +668,82 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	sed -n 1p "$W/out" | jq -e '.content == "The key [REDACTED] was checked." and .key_facts == ["token [REDACTED]"]'
 }
 
-@test "summary: the material is capped, the oldest records left out first, an earlier summary never" {
+@test "summary: material larger than one call takes is summarised in parts; nothing is left out" {
 	{
-		jq -nc '{type:"summary",content:"EARLIER SUMMARY",key_facts:[],open_tasks:[],replaces:3}'
+		jq -nc '{type:"summary",content:"EARLIER SUMMARY",key_facts:["fact zero"],open_tasks:[],replaces:3}'
+		for i in $(seq 1 120); do
+			jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " + ("x" * 400))}'
+		done
+	} > "$W/in"
+	model_env
+	# each part's summary names its part, so that the next part can be seen to merge it
+	for k in 1 2 3 4 5 6; do
+		jq -c --arg t "{\"content\":\"SUMMARY OF PART $k\",\"key_facts\":[\"fact $k\"],\"open_tasks\":[]}" \
+			'.output[0].content[0].text = $t' "$MOCK_FIXTURES/openai/responses_nonstream_text.json"
+	done | jq -s -c '{routes: {"POST /v1/responses": [.[] | {json: .}]}}' > "$W/script.json"
+	mock_script_file "$W/script.json"
+	# budget 100: at most 32 KiB of material a call
+	ai-context --budget 100 --keep 1 --stats < "$W/in" > "$W/out" 2> "$W/err" || true
+	n=$(mock_count)
+	[ "$n" -ge 2 ]
+	all=""
+	for k in $(seq 1 "$n"); do
+		text=$(mock_request "$k" | jq -r '.json.input[0].content')
+		[ "${#text}" -le 33500 ]
+		all="$all$text"
+		# every part after the first starts with the summary of the parts before it
+		if [ "$k" -gt 1 ]; then
+			[[ "$text" == "Earlier summary:"$'\n'"SUMMARY OF PART $((k - 1))"$'\n'"Key facts:"$'\n'"- fact $((k - 1))"* ]]
+		fi
+	done
+	# the first question, the last folded one, and the earlier summary all reached the model
+	[[ "$(mock_request 1 | jq -r '.json.input[0].content')" == "Earlier summary:"$'\n'"EARLIER SUMMARY"* ]]
+	for i in $(seq 1 119); do
+		[[ "$all" == *"question $i x"* ]] || { echo "question $i left out"; false; }
+	done
+	[[ "$all" != *"left out]"* ]]
+	# the last summary stands for everything folded
+	sed -n 1p "$W/out" | jq -e --arg t "SUMMARY OF PART $n" '.content == $t and .replaces == 122'
+	grep -q "ai-context: summary: .* output tokens, $n calls" "$W/err"
+}
+
+@test "summary: a 2 MB transcript: its first question reaches the summariser" {
+	python3 - "$W/in" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(1, 601):
+        f.write(json.dumps({"type": "message", "role": "user",
+                            "content": "QUESTION-%d: %s" % (i, "why " * 700)}) + "\n")
+        f.write(json.dumps({"type": "message", "role": "assistant",
+                            "content": "answer %d: %s" % (i, "because " * 60)}) + "\n")
+PY
+	[ "$(stat -c %s "$W/in")" -gt 2000000 ]
+	model_env
+	jq -c --arg t "$SUMMARY" '.output[0].content[0].text = $t' \
+		"$MOCK_FIXTURES/openai/responses_nonstream_text.json" > "$W/answer.json"
+	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"file\":\"$W/answer.json\"}]},\"repeat_last\":true}"
+	run --separate-stderr ai-context --keep 2 < "$W/in"
+	[ "$status" -eq 0 ]
+	mock_request 1 | jq -e '.json.input[0].content | startswith("user:\nQUESTION-1: why why")'
+	# and the last question before the kept turns reaches it too
+	mock_requests | jq -s -e 'map(.json.input[0].content) | join("") | contains("QUESTION-598: why")'
+	[ "$(mock_count)" -ge 2 ]
+	[ "$(mock_count)" -le 32 ]
+}
+
+@test "summary: more parts than --max-calls is refused before any call: exit 3" {
+	{
 		for i in $(seq 1 120); do
 			jq -nc --argjson i "$i" '{type:"message",role:"user",content:("question \($i) " + ("x" * 400))}'
 		done
 	} > "$W/in"
 	model_env
 	answer_with "$SUMMARY"
-	# budget 100: at most 32 KiB of material
-	ai-context --budget 100 --keep 1 < "$W/in" > "$W/out" || true
-	text=$(mock_request 1 | jq -r '.json.input[0].content')
-	[ "${#text}" -le 33500 ]
-	[[ "$text" == "["*" older records left out]"$'\n\n'"Earlier summary:"$'\n'"EARLIER SUMMARY"* ]]
-	[[ "$text" == *"question 119 "* ]]
-	[[ "$text" != *"question 1 "* ]]
-	# the summary still stands for everything folded
-	sed -n 1p "$W/out" | jq -e '.replaces == 122'
+	run --separate-stderr ai-context --budget 100 --keep 1 --max-calls 1 < "$W/in"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == "ai-context: cannot summarise: the 119 records to fold need "*" summarising calls, more than --max-calls 1 (a larger --budget gives each call more)" ]]
+	[ "$(mock_count)" -eq 0 ]
+	only_error 3
 }
 
 @test "summary: -m and --provider go to ai-ask" {
@@ -692,42 +760,44 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	cmp "$W/out" "$W/out2"
 }
 
-@test "summary: a failing model: its message, its exit status, nothing written" {
+@test "summary: a failing model: its message, its exit status, only the error record written" {
 	base_transcript "$W/in"
 	model_env
 	mock_script '{"routes":{"POST /v1/responses":[{"status":500,"json":{"error":{"message":"boom"}}}]}}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 69 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "${stderr_lines[0]}" == "ai-ask: "*"boom"* ]]
 	[ "${stderr_lines[-1]}" = "ai-context: cannot summarise: 'ai-ask' failed (exit status 69)" ]
 	# a request the provider rejects
 	mock_script '{"routes":{"POST /v1/responses":[{"status":400,"json":{"error":{"message":"bad request"}}}]}}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 65 ]
-	[ -z "$output" ]
+	only_error "$status"
 }
 
-@test "summary: an answer that is not JSON, or not a summary: exit 4, nothing written" {
+@test "summary: an answer that is not JSON, or not a summary: exit 4, only the error record written" {
 	base_transcript "$W/in"
 	model_env
 	# the recorded answer is "pong"
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 4 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "$stderr" == *"ai-ask: "*"not a JSON object"* ]]
+	# ai-ask checks the answer against the schema it was given
 	answer_with '{"summary":"wrong shape"}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 4 ]
-	[ -z "$output" ]
-	[ "$stderr" = "ai-context: the summary from 'ai-ask' is not in the requested format: 'content' is not a string" ]
+	only_error "$status"
+	[ "${stderr_lines[0]}" = 'ai-ask: the answer does not follow the schema: $.content: is required and missing' ]
+	[ "${stderr_lines[1]}" = "ai-context: cannot summarise: 'ai-ask' failed (exit status 4)" ]
 	answer_with '{"content":"ok","key_facts":"one fact","open_tasks":[]}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 4 ]
-	[[ "$stderr" == *"'key_facts' is not an array of strings" ]]
+	[ "${stderr_lines[0]}" = 'ai-ask: the answer does not follow the schema: $.key_facts: is a string, not of type array' ]
 }
 
-@test "summary: an answer cut at the maximum length is no summary: exit 76, nothing written" {
+@test "summary: an answer cut at the maximum length is no summary: exit 76, only the error record written" {
 	base_transcript "$W/in"
 	model_env
 	jq --arg t '{"content":"cut sh' '.choices[0].message.content = $t | .choices[0].finish_reason = "length"' \
@@ -735,7 +805,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	mock_script "{\"routes\":{\"POST /v1/chat/completions\":[{\"file\":\"$W/chat.json\"}]}}"
 	run --separate-stderr ai-context --provider openai-chat --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 76 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "${stderr_lines[0]}" == "ai-ask: the answer is incomplete: it reached the maximum length"* ]]
 }
 
@@ -749,22 +819,22 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	[ "$(mock_count)" -eq 0 ]
 }
 
-@test "summary: no API key with -m is an error: exit 78, nothing written" {
+@test "summary: no API key with -m is an error: exit 78, only the error record written" {
 	base_transcript "$W/in"
 	run --separate-stderr ai-context -m gpt-4.1 --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 78 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[[ "${stderr_lines[0]}" == "ai-ask: no API key for openai: set OPENAI_API_KEY"* ]]
 	[ "${stderr_lines[-1]}" = "ai-context: cannot summarise: 'ai-ask' failed (exit status 78)" ]
 }
 
-@test "summary: a key the service refuses is an error, not a missing model: exit 78, nothing written" {
+@test "summary: a key the service refuses is an error, not a missing model: exit 78, only the error record written" {
 	base_transcript "$W/in"
 	model_env
 	mock_script '{"routes":{"POST /v1/responses":[{"status":401,"file":"openai/responses_error_401_invalid_api_key.json"}]}}'
 	run --separate-stderr ai-context --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 78 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ "$(mock_count)" -eq 1 ]
 	[[ "$stderr" != *sk-test-0123456789abcdefghij* ]]
 }
@@ -776,7 +846,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	start=$(date +%s)
 	run --separate-stderr ai-context --timeout 1 --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 75 ]
-	[ -z "$output" ]
+	only_error "$status"
 	[ $(( $(date +%s) - start )) -lt 6 ]
 }
 
@@ -839,7 +909,7 @@ SUMMARY='{"content":"The user counted the lines of notes.md (400) and looked up 
 	answer_with "$SUMMARY"
 	run --separate-stderr ai-context -v --budget 200 --keep 1 < "$W/in"
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"ai-context: summarising 8 records"$'\n'"ai-context: summarising with '"*"/ai-ask' --json --schema '"*"': "*" bytes on its stdin"* ]]
+	[[ "$stderr" == *"ai-context: summarising 8 records in 1 part"$'\n'"ai-context: summarising with '"*"/ai-ask' --json --schema '"*"': "*" bytes on its stdin"* ]]
 	[[ "$stderr" == *"ai-ask: "* ]]
 	[[ "$stderr" != *sk-test-0123456789abcdefghij* ]]
 }

@@ -222,7 +222,7 @@ tree_state() {
 		mock_script '{"routes":{"GET /docs/start":[{"status":302,"headers":{"Location":"'"$loc"'"}}]}}'
 		run --separate-stderr ai-exec --json --audit audit.log --allow-url "$MOCK_URL/docs/" "curl $MOCK_URL/docs/start"
 		[ "$status" -eq 77 ] || { echo "exit $status for $loc: $output $stderr"; false; }
-		jq -e '.error_kind == "policy" and .stdout_text == "" and (.error | startswith("curl: redirect refused: URL"))' <<<"$output"
+		jq -e '.error_kind == "policy" and .stdout_text == "" and (.error | startswith("curl: redirect refused: URL"))' <<<"${lines[0]}"
 		[ "$(mock_count)" -eq 1 ]
 		tail -n 1 audit.log | jq -e '.refused and .urls[0].status == "redirect" and .urls[1].refused'
 	done

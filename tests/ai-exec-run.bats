@@ -343,7 +343,7 @@ Run it? [y/N] y" ]
 	[ "${lines[0]}" = 1 ]
 	run --separate-stderr ai-exec --policy "$TPOL" --max-output 1000 --json --run seq 1000000
 	[ "$stderr" = "ai-exec: seq: wrote more than 1000 bytes on its standard output (--max-output): stopped it" ]
-	jq -e '.ok == false and .error_kind == "limit" and .truncated and .exitCode != 0' <<<"$output"
+	jq -e '.ok == false and .error_kind == "limit" and .truncated and .exitCode != 0' <<<"${lines[0]}"
 }
 
 @test "Landlock: an L0 program cannot write a file or start another program; at L1 it can" {
@@ -450,7 +450,7 @@ Run it? [y/N] y" ]
 		error:"git: refused at level L2 (rule '"'git reset --hard'"': discards uncommitted changes)",
 		error_kind:"policy",program:"git",args:["reset","--hard"],cwd:$cwd,level:"L2",
 		rule:"git reset --hard",exitCode:null,durationMs:0,stdoutTail:"",stderrTail:"",
-		truncated:false,parsed:null}' <<<"$output"
+		truncated:false,parsed:null}' <<<"${lines[0]}"
 }
 
 @test "tails: the last --tail lines of each stream, at most 16 KiB; truncated says when they are not all" {
@@ -470,13 +470,13 @@ Run it? [y/N] y" ]
 	run ai-exec --policy "$POLICY" --json --run ls no-such-file
 	[ "$status" -eq 2 ]
 	jq -e '.ok == false and .error_kind == "execution" and .error == "ls: exited with status 2" and
-		.exitCode == 2 and (.stderrTail | contains("No such file"))' <<<"$output"
+		.exitCode == 2 and (.stderrTail | contains("No such file"))' <<<"${lines[0]}"
 	run ai-exec --policy "$POLICY" --json --run grep -n zzz notes.md
 	[ "$status" -eq 1 ]
-	jq -e '.ok and .exitCode == 1 and .parsed == {kind:"matches",total:0,items:[]}' <<<"$output"
+	jq -e '.ok and .exitCode == 1 and .parsed == {kind:"matches",total:0,items:[]}' <<<"${lines[0]}"
 	run ai-exec --policy "$TPOL" --json --approve L1 --run sh -c 'kill -9 $$'
 	[ "$status" -eq 137 ]
-	jq -e '.ok == false and .error == "sh: ended by signal 9" and .exitCode == 137' <<<"$output"
+	jq -e '.ok == false and .error == "sh: ended by signal 9" and .exitCode == 137' <<<"${lines[0]}"
 }
 
 @test "parsed: git status --porcelain -b with renames, quoted names and a branch" {

@@ -178,8 +178,10 @@ numbered() {
 	# the same file through a pipeline has to be read whole: the read limit applies
 	run ai-exec --json --file big.txt --max-read 20000 'cat big.txt | head -n 1'
 	[ "$status" -eq 3 ]
-	[ "$(jq -r .error <<<"$output")" = "stage 1 (cat): the command read more than the limit of 20000 bytes (--max-read)" ]
-	[ "$(jq -r .error_kind <<<"$output")" = limit ]
+	[ "$(jq -r .error <<<"${lines[0]}")" = "stage 1 (cat): the command read more than the limit of 20000 bytes (--max-read)" ]
+	[ "$(jq -r .error_kind <<<"${lines[0]}")" = limit ]
+	# the failure ends the records, so that a next tool in a pipe stops too
+	jq -e '.type == "error" and .tool == "ai-exec" and .exit == 3 and .code == "limit"' <<<"${lines[1]}"
 }
 
 # ---- records and text ----
@@ -193,7 +195,9 @@ numbered() {
 	[ "$status" -eq 77 ]
 	jq -e '.ok == false and .error_kind == "policy" and .exit_code == 77 and .stdout_text == "" and
 		(.error | startswith("cat: cannot read '"'secret.txt'"': not allowed")) and
-		.stderr_text == .error + "\n"' <<<"$output"
+		.stderr_text == .error + "\n"' <<<"${lines[0]}"
+	jq -e --argjson r "${lines[0]}" '.type == "error" and .exit == 77 and .message == $r.error' <<<"${lines[1]}"
+	[ "${#lines[@]}" -eq 2 ]
 	[[ "$stderr" == "ai-exec: cat: cannot read 'secret.txt': not allowed"* ]]
 }
 
@@ -227,7 +231,8 @@ numbered() {
 	[ "$output" = $'2\n3' ]
 	[ "$stderr" = 'ai-exec: stage 2 (jq): error (at <stdin>:3): string ("x") and number (1) cannot be added' ]
 	run --separate-stderr ai-exec --json --file stream.ndjson 'jq .a stream.ndjson | jq ". + 1" | head -n 5'
-	jq -e '.ok == false and .error_kind == "execution" and .exit_code == 1 and .stdout_text == "2\n3\n"' <<<"$output"
+	jq -e '.ok == false and .error_kind == "execution" and .exit_code == 1 and .stdout_text == "2\n3\n"' <<<"${lines[0]}"
+	jq -e '.type == "error" and .exit == 1 and .code == "failed"' <<<"${lines[1]}"
 }
 
 @test "grep selecting nothing: exit 1 (ok) as the last stage, no effect in the middle" {
@@ -237,6 +242,8 @@ numbered() {
 	[ -z "$stderr" ]
 	run ai-exec --json --file notes.md 'grep zzz notes.md'
 	jq -e '.ok == true and .exit_code == 1' <<<"$output"
+	# no error record: selecting nothing is not a failure
+	[ "${#lines[@]}" -eq 1 ]
 	run ai-exec --file notes.md 'grep zzz notes.md | wc -l'
 	[ "$status" -eq 0 ]
 	[ "$output" = 0 ]
@@ -432,7 +439,7 @@ numbered() {
 @test "a stage producing more than --max-output stops with the limit named" {
 	run --separate-stderr ai-exec --json --max-output 100 --file notes.md 'cat notes.md | nl'
 	[ "$status" -eq 3 ]
-	jq -e '.error == "stage 2 (nl): the output is larger than the limit of 100 bytes (--max-output)" and .error_kind == "limit" and .stdout_text == ""' <<<"$output"
+	jq -e '.error == "stage 2 (nl): the output is larger than the limit of 100 bytes (--max-output)" and .error_kind == "limit" and .stdout_text == ""' <<<"${lines[0]}"
 }
 
 @test "a command over 4096 bytes or 16 stages is a limit (3)" {
@@ -506,7 +513,7 @@ numbered() {
 	mock_script '{"repeat_last":true,"routes":{"GET /docs/loop":[{"status":302,"headers":{"Location":"/docs/loop"}}]}}'
 	run --separate-stderr ai-exec --json --allow-url "$MOCK_URL/docs/" "curl $MOCK_URL/docs/loop"
 	[ "$status" -eq 3 ]
-	jq -e '.error_kind == "limit" and (.error | endswith("more than 3 redirects"))' <<<"$output"
+	jq -e '.error_kind == "limit" and (.error | endswith("more than 3 redirects"))' <<<"${lines[0]}"
 	[ "$(mock_count)" -eq 4 ]
 }
 
@@ -517,12 +524,12 @@ numbered() {
 	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	run --separate-stderr ai-exec --json --allow-url "http://127.0.0.1:$port/" "curl http://127.0.0.1:$port/x"
 	[ "$status" -eq 69 ]
-	jq -e '.error_kind == "unavailable"' <<<"$output"
+	jq -e '.error_kind == "unavailable"' <<<"${lines[0]}"
 	mock_script '{"routes":{"GET /slow":[{"delay_ms":5000,"body":"late"}]}}'
 	t0=$(now_ms)
 	run --separate-stderr ai-exec --json --timeout 1.5 --allow-url "$MOCK_URL/" "curl $MOCK_URL/slow"
 	[ "$status" -eq 75 ]
-	jq -e '.error_kind == "timeout"' <<<"$output"
+	jq -e '.error_kind == "timeout"' <<<"${lines[0]}"
 	[ $(($(now_ms) - t0)) -lt 3000 ]
 }
 
@@ -530,12 +537,12 @@ numbered() {
 	mock_script '{"routes":{"GET /big":[{"oversize_bytes":50000,"chunked":true}]}}'
 	run --separate-stderr ai-exec --json --max-file 10000 --allow-url "$MOCK_URL/" "curl $MOCK_URL/big"
 	[ "$status" -eq 3 ]
-	jq -e '.error == "curl: the response is larger than the limit of 10000 bytes (--max-file)"' <<<"$output"
+	jq -e '.error == "curl: the response is larger than the limit of 10000 bytes (--max-file)"' <<<"${lines[0]}"
 	printf '\211PNG\r\n\032\n\0\0\0\rIHDR' >img.bin
 	mock_script '{"routes":{"GET /img":[{"file":"'"$PWD"'/img.bin"}]}}'
 	run --separate-stderr ai-exec --json --allow-url "$MOCK_URL/" "curl $MOCK_URL/img"
 	[ "$status" -eq 77 ]
-	jq -e '.error == "curl: the response from '"'$MOCK_URL/img'"' looks binary: only text is read"' <<<"$output"
+	jq -e '.error == "curl: the response from '"'$MOCK_URL/img'"' looks binary: only text is read"' <<<"${lines[0]}"
 }
 
 @test "valgrind: no error and no leak, in the server and in each child, also for jq, regexes, fetches and refusals" {

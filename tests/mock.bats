@@ -417,6 +417,20 @@ EOF
 	[ "$(mock_count)" -eq 1 ]
 }
 
+@test "wait_for holds a response until another route has been requested, else 504 after 10 s" {
+	mock_script '{"routes": {"GET /a": [{"body": "A", "wait_for": "GET /b"}], "GET /b": [{"body": "B", "wait_for": "GET /a"}]}}'
+	# each answers only once the other was asked for: both come back when asked together
+	_mock_curl "$MOCK_URL/a" > "$BATS_TEST_TMPDIR/a" & pa=$!
+	_mock_curl "$MOCK_URL/b" > "$BATS_TEST_TMPDIR/b"
+	wait "$pa"
+	[ "$(cat "$BATS_TEST_TMPDIR/a")" = A ]
+	[ "$(cat "$BATS_TEST_TMPDIR/b")" = B ]
+	# asked alone, it gives up
+	mock_script '{"routes": {"GET /a": [{"body": "A", "wait_for": "GET /never"}]}}'
+	run curl --noproxy '*' -s -w '%{http_code}' --max-time 15 "$MOCK_URL/a"
+	[ "$output" = '{"error":{"message":"mock: waited 10 s for GET /never"}}504' ]
+}
+
 @test "chunked:false sends a stream with Content-Length; chunked:true sends JSON chunked" {
 	mock_script '{"routes": {"POST /v1/messages": [{"chunked": false}, {"chunked": true}]}}'
 	run mcurl -D "$BATS_TEST_TMPDIR/h1" -o "$BATS_TEST_TMPDIR/b1" -d '{"stream":true}' "$MOCK_URL/v1/messages"

@@ -116,8 +116,8 @@ def gen(shape, seed, turns, big):
             elif r < 0.6:
                 emit(rec(type="message", role="system", content="Mid-conversation rule " + str(t)))
             elif r < 0.63:
-                emit(rec(type="error", tool="ai-exec", code="temporary", exit=75,
-                         message="timed out", retryable=True))
+                emit(rec(type="result", status="limit", stop_reason="max_steps", steps=3,
+                         calls=4, duration_ms=1200))
         elif shape == "chat" and r < 0.1:
             emit(rec(type="message", role="user", content="(and another thing) " + words(rng, 10)))
         emit(rec(type="message", role="assistant", content="Answer %d: %s" % (t, words(rng, rng.randint(5, 120)))))

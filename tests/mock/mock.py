@@ -39,8 +39,9 @@ RESP_FIELDS = {
     "file": str, "body": str, "json": object,
     "delay_ms": int, "drip_ms": int, "drip_bytes": int, "chunked": bool,
     "cut_after_bytes": int, "cut_mid_event": int, "malformed": str,
-    "malformed_chunk": bool, "oversize_bytes": int, "reset": bool,
+    "malformed_chunk": bool, "oversize_bytes": int, "reset": bool, "wait_for": str,
 }
+WAIT_FOR_SECONDS = 10
 BODY_SOURCES = ("file", "body", "json", "oversize_bytes")
 FRAMING_HEADERS = ("content-length", "transfer-encoding", "connection")
 
@@ -247,6 +248,11 @@ class State:
     def log_bytes(self):
         with self.lock:
             return b"".join(self.lines)
+
+    def seen(self, key):
+        """Whether a request to the route `key` ("METHOD PATH") has been logged."""
+        with self.lock:
+            return self.route_counts.get(key, 0) > 0
 
 
 def split_pieces(body, ctype, size):
@@ -474,6 +480,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         """Send a response, applying the RESP's faults in the order README.md gives."""
         if resp.get("delay_ms"):
             time.sleep(resp["delay_ms"] / 1000.0)
+        if resp.get("wait_for"):
+            # a barrier: answer only once another request has come (proves they overlap)
+            deadline = time.monotonic() + WAIT_FOR_SECONDS
+            while not self.server.state.seen(resp["wait_for"]) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            if not self.server.state.seen(resp["wait_for"]):
+                self.send_simple(504, "application/json",
+                                 error_json("mock: waited %d s for %s" % (WAIT_FOR_SECONDS, resp["wait_for"])))
+                return
         if resp.get("reset"):
             self.reset_connection()
             return
