@@ -254,8 +254,9 @@ match_assignment(const char *s, size_t n, size_t *voff, size_t *vlen)
 	return 1;
 }
 
-int
-ai_redact(struct ai_buf *out, const char *s, size_t n)
+/* The redactor; assignments: also NAME=value and NAME: value (see redact.h). */
+static int
+redact(struct ai_buf *out, const char *s, size_t n, int assignments)
 {
 	size_t i = 0, run = 0;
 
@@ -341,7 +342,8 @@ ai_redact(struct ai_buf *out, const char *s, size_t n)
 			REDACT(i, m);
 			continue;
 		}
-		if (boundary && (isalpha(c) || c == '_') && match_assignment(s + i, n - i, &off, &len)) {
+		if (assignments && boundary && (isalpha(c) || c == '_') &&
+		    match_assignment(s + i, n - i, &off, &len)) {
 			/* Keep the name, replace the value. */
 			REDACT(i + off, len);
 			continue;
@@ -359,6 +361,18 @@ ai_redact(struct ai_buf *out, const char *s, size_t n)
 	return 0;
 #undef FLUSH_TO
 #undef REDACT
+}
+
+int
+ai_redact(struct ai_buf *out, const char *s, size_t n)
+{
+	return redact(out, s, n, 1);
+}
+
+int
+ai_redact_output(struct ai_buf *out, const char *s, size_t n)
+{
+	return redact(out, s, n, 0);
 }
 
 char *

@@ -32,6 +32,12 @@ void ai_secret_clear(void);
 
 /* Append s with secrets replaced; -1 when out's cap would be passed. */
 int ai_redact(struct ai_buf *out, const char *s, size_t n);
+/*
+ * The same for what programs and files print (tool results, records): every
+ * rule but the NAME=value assignments, which would also take ordinary source
+ * code apart ("SECRET_KEY = os.environ[...]"); registered values always go.
+ */
+int ai_redact_output(struct ai_buf *out, const char *s, size_t n);
 /* Redact a C string into a new allocation (to free()). */
 char *ai_redact_str(const char *s);
 

@@ -12,7 +12,10 @@
  * ends the child, not the server: the parent turns how the child ended into
  * an error that names the limit.
  *
- * A lone "cat FILE" is paged by seeking, without reading the whole file.
+ * A lone "cat FILE" is paged by seeking, without reading the whole file,
+ * unless the page is for a record: then, as every output, it is paged with
+ * the secrets the suite knows replaced (redact.h), so that no page boundary
+ * cuts one in two.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +32,7 @@
 
 #include "lang.h"
 #include "json.h"
+#include "redact.h"
 #include "text.h"
 #include "util.h"
 #include "banned.h"
@@ -418,7 +422,7 @@ run_pipeline(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, 
 		if (rt->prepare != NULL && rt->prepare(st, &x, &e) < 0)
 			x.abort = e;
 	}
-	if (!x.abort.code && lone_cat(pl)) {
+	if (!x.abort.code && lone_cat(pl) && !pol->redact) {
 		seek_page(&x, &pl->stages[0], start, size, msg);
 	} else if (!x.abort.code) {
 		for (i = 0; i < pl->nstages; i++) {
@@ -432,8 +436,16 @@ run_pipeline(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, 
 			if (status == XR_ABORT || x.abort.code)
 				break;
 		}
-		if (!x.abort.code)
+		if (!x.abort.code && pol->redact) {
+			/* a record's page is of the output with its secrets replaced: none is cut */
+			struct ai_buf red = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			ai_redact_output(&red, x.in.p, x.in.n);
+			page(msg, red.buf, red.len, start, size);
+			ai_buf_release(&red);
+		} else if (!x.abort.code) {
 			page(msg, x.in.p, x.in.n, start, size);
+		}
 	}
 	/* status: abort ('a'), else failure ('f') and the exit code */
 	if (x.abort.code) {
