@@ -38,6 +38,15 @@ int ai_redact(struct ai_buf *out, const char *s, size_t n);
  * code apart ("SECRET_KEY = os.environ[...]"); registered values always go.
  */
 int ai_redact_output(struct ai_buf *out, const char *s, size_t n);
+/* The length of the longest registered secret, 0 when there is none. */
+size_t ai_secret_maxlen(void);
+/*
+ * Append s[from..to), a page of s[0..n), with every registered secret that
+ * overlaps it replaced as a whole by one "[REDACTED]", one that the page's
+ * edges cut included (looked for in s around the page), then the output
+ * rules applied to the rest: no choice of page shows any part of a value.
+ */
+int ai_redact_span(struct ai_buf *out, const char *s, size_t n, size_t from, size_t to);
 /* Redact a C string into a new allocation (to free()). */
 char *ai_redact_str(const char *s);
 

@@ -196,7 +196,8 @@ mask(struct x_argv *a, const char *real)
 		x_argv_add(a, "--remount-ro");
 		x_argv_add(a, real);
 	} else if (!S_ISLNK(st.st_mode)) {
-		bind(a, "--ro-bind", "/dev/null", real);
+		/* the device itself: the root's mount keeps no device usable (nodev) */
+		bind(a, "--dev-bind", "/dev/null", real);
 	}
 }
 

@@ -11,8 +11,8 @@
  * clone) waits for the helper's consent (SECCOMP_RET_USER_NOTIF), which it
  * gets while the program has fewer than its limit, so a fork bomb stops at
  * the limit whoever runs it (root included, whom RLIMIT_NPROC does not
- * hold).  The helper reports on descriptor 3: "R" once the program is
- * started, "E..." when it cannot be, "T" when it passed its limit of
+ * hold).  The helper reports on descriptor 3: "R" once it runs (the
+ * sandbox is up), "E..." when the program cannot be started, "T" when it passed its limit of
  * processes (it is then killed with all it started), and "U RSS CPU" (KiB,
  * ms) of its peak memory and CPU time when it ends.
  *
@@ -618,6 +618,8 @@ x_confine_main(int argc, char **argv)
 		status("E", "cannot make a socket", strerror(errno));
 		return 127;
 	}
+	/* the sandbox is up: said before the program can write anything */
+	status("R", NULL, NULL);
 	pid = fork();
 	if (pid < 0) {
 		status("E", "cannot fork", strerror(errno));
@@ -631,6 +633,5 @@ x_confine_main(int argc, char **argv)
 	close(sv[1]);
 	listener = recv_fd(sv[0]);
 	close(sv[0]);
-	status("R", NULL, NULL);
 	return supervise(&c, pid, listener);
 }

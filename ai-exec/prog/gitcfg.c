@@ -111,8 +111,6 @@ static const struct {
 		"required", "false", NULL } },
 	{ "diff", (const char *const[]){ "textconv", "", "command", "", NULL } },
 	{ "merge", (const char *const[]){ "driver", "", NULL } },
-	{ "remote", (const char *const[]){ "uploadpack", "git-upload-pack", "receivepack",
-		"git-receive-pack", NULL } },
 	{ "http", (const char *const[]){ "cookieFile", "", "saveCookies", "false", "sslCert", "",
 		"sslKey", "", "proxySSLCert", "", "proxySSLKey", "", NULL } },
 	{ "credential", (const char *const[]){ "helper", "", NULL } },
@@ -179,9 +177,13 @@ x_gitcfg_free(struct x_gitcfg *g)
 		free(g->drivers[i]);
 	for (i = 0; i < g->nincludes; i++)
 		free(g->includes[i]);
+	for (i = 0; i < g->nfiles; i++)
+		free(g->files[i]);
 	free(g->drivers);
 	free(g->includes);
+	free(g->files);
 	free(g->outside);
+	free(g->unsafe);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -372,6 +374,20 @@ variable(struct scan *s)
 	}
 	if (strcmp(s->section, "core") == 0 && !s->has_sub && strcmp(key, "worktree") == 0)
 		s->g->worktree = 1;
+	/* a program git runs and takes the first of: cannot be overridden, so refused */
+	if (strcmp(s->section, "remote") == 0 && s->has_sub && s->g->unsafe == NULL &&
+	    (strcmp(key, "uploadpack") == 0 || strcmp(key, "receivepack") == 0)) {
+		struct ai_buf k = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_buf_adds(&k, "remote.");
+		ai_buf_add(&k, s->sub.buf, s->sub.len);
+		ai_buf_addf(&k, ".%s", key);
+		s->g->unsafe = ai_buf_detach(&k, NULL);
+	}
+	/* a file git reads and cannot be told to forget (git blame keeps it, whatever comes later) */
+	if (strcmp(s->section, "blame") == 0 && !s->has_sub && strcmp(key, "ignorerevsfile") == 0 &&
+	    v.len > 0 && memchr(v.buf, '\0', v.len) == NULL)
+		add_str(&s->g->files, &s->g->nfiles, X_GIT_MAX_INCLUDES, v.buf, v.len);
 	/* a NUL ends the C string git would use: no path of ours holds one */
 	if (strcmp(key, "path") == 0 && v.len > 0 && memchr(v.buf, '\0', v.len) == NULL &&
 	    ((strcmp(s->section, "include") == 0 && !s->has_sub) ||
@@ -401,7 +417,7 @@ x_gitcfg_scan(const char *p, size_t n, struct x_gitcfg *g)
 	s.g = g;
 	ai_buf_init(&s.sub, 4096);
 	while (s.i < s.n) {
-		int c = (unsigned char)p[s.i];
+		int c = (unsigned char)s.p[s.i];
 
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
 			s.i++;
@@ -475,6 +491,13 @@ scan_file(const char *path, int depth, struct x_gitcfg *g)
 		add_str(&g->drivers, &g->ndrivers, X_GIT_MAX_DRIVERS, found.drivers[i],
 		    strlen(found.drivers[i]));
 	g->worktree |= found.worktree;
+	if (g->unsafe == NULL && found.unsafe != NULL) {
+		g->unsafe = found.unsafe;
+		found.unsafe = NULL;
+	}
+	for (i = 0; i < found.nfiles; i++)
+		add_str(&g->files, &g->nfiles, X_GIT_MAX_INCLUDES, found.files[i],
+		    strlen(found.files[i]));
 	g->overflow |= found.overflow || found.ndrivers + g->ndrivers > 2 * X_GIT_MAX_DRIVERS;
 	scan_includes(path, &found, depth, g);
 	x_gitcfg_free(&found);
@@ -490,7 +513,7 @@ leads_out(const char *root, const char *path, struct x_gitcfg *g, const char *wh
 	if (out && g->outside == NULL) {
 		struct ai_buf m = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
-		ai_buf_addf(&m, "%s '%s' leads to '%s'", what, path, real);
+		ai_buf_addf(&m, "%s '%s' leads to '%s',", what, path, real);
 		g->outside = ai_buf_detach(&m, NULL);
 	}
 	free(real);
@@ -612,16 +635,47 @@ scan_repo(const char *root, const char *cwd, struct x_gitcfg *g)
 }
 
 int
-x_git_setup(const char *root, const char *cwd, struct x_argv *env, struct ai_err *e)
+x_git_setup(const char *root, const char *cwd, const char *sub, struct x_argv *env,
+    struct ai_err *e)
 {
+	static const char *const remote_subs[] = { "fetch", "pull", "push", "clone", "ls-remote",
+		"remote", "submodule", "archive", NULL };
 	struct x_gitcfg g;
 	size_t i, n = 0;
 
 	memset(&g, 0, sizeof(g));
 	scan_repo(root, cwd, &g);
+	for (i = 0; i < g.nfiles && g.outside == NULL; i++) {
+		/* as git takes the path: "~/" from the home, relative from the working directory */
+		struct ai_buf p = AI_BUF_INIT(AI_BUF_NOLIMIT);
+		const char *home = getenv("HOME"), *f = g.files[i];
+
+		if (f[0] == '~' && f[1] == '/')
+			ai_buf_addf(&p, "%s%s", home ? home : "", f + 1);
+		else
+			ai_buf_adds(&p, f);
+		if (!x_inside_root(root, cwd, p.buf)) {
+			struct ai_buf m = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			ai_buf_addf(&m, "blame.ignoreRevsFile '%s' names a file", f);
+			g.outside = ai_buf_detach(&m, NULL);
+		}
+		ai_buf_release(&p);
+	}
 	if (g.outside != NULL) {
-		ai_err_set(e, AI_EXIT_POLICY, "git: %s, outside the root: git would read another "
-		    "repository (rule 'git': built in)", g.outside);
+		ai_err_set(e, AI_EXIT_POLICY, "git: %s outside the root: git would read %s (rule "
+		    "'git': built in)", g.outside, strncmp(g.outside, "blame.", 6) == 0 ? "it" :
+		    "another repository");
+		x_gitcfg_free(&g);
+		return -1;
+	}
+	for (i = 0; g.unsafe != NULL && remote_subs[i] != NULL; i++)
+		if (sub != NULL && strcmp(sub, remote_subs[i]) == 0)
+			break;
+	if (g.unsafe != NULL && remote_subs[i] != NULL) {
+		ai_err_set(e, AI_EXIT_POLICY, "git: the repository's configuration sets %s: git would "
+		    "run the program it names, and takes the first it is given (rule 'git': built in)",
+		    g.unsafe);
 		x_gitcfg_free(&g);
 		return -1;
 	}

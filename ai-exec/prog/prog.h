@@ -161,7 +161,10 @@ struct x_gitcfg {
 	size_t nincludes;
 	int worktree;         /* core.worktree is set */
 	int overflow;         /* too many drivers, or a file too large */
-	char *outside;        /* what leads out of the root ("'.git' ... leads to ..."), or NULL */
+	char **files;         /* files named by keys git cannot be told to forget */
+	size_t nfiles;
+	char *outside;        /* what leads out of the root ("'.git' ... leads to ...,"), or NULL */
+	char *unsafe;         /* a key naming a program git lets nothing override, or NULL */
 };
 
 /* Scan one configuration file's text (git-config(1) syntax); never fails. */
@@ -179,14 +182,17 @@ void x_argv_addf(struct x_argv *a, const char *fmt, ...) AI_PRINTF(2, 3);
 void x_argv_free(struct x_argv *a);
 
 /*
- * The environment ai-exec gives git ("NAME=value" entries added to env):
- * system and global configuration ignored, every key that names a program
- * overridden, the repository's drivers (found from cwd up to root)
- * neutralized, no prompt, no pager, no optional lock, the search for the
- * repository stopped at the root.  77 when the repository's configuration
- * sets core.worktree.
+ * The environment ai-exec gives git for subcommand sub ("NAME=value"
+ * entries added to env): system and global configuration ignored, every
+ * key that names a program or a file overridden, the repository's named
+ * sections (drivers...) neutralized, no prompt, no pager, no optional lock,
+ * the search for the repository stopped at the root.  77 when the
+ * repository leads out of the root (core.worktree, a ".git" link, gitdir or
+ * commondir, blame.ignoreRevsFile) or, for a subcommand that talks to a
+ * remote, names an upload or receive program.
  */
-int x_git_setup(const char *root, const char *cwd, struct x_argv *env, struct ai_err *e);
+int x_git_setup(const char *root, const char *cwd, const char *sub, struct x_argv *env,
+    struct ai_err *e);
 /* The arguments put right after a git subcommand ("--no-textconv" ...). */
 void x_git_after(const char *sub, struct x_argv *a);
 /* The fixed part of git's environment ("NAME=value"). */

@@ -537,7 +537,7 @@ x_tool_run(struct x_ctx *c, const struct x_runcall *call, struct x_runres *r, st
 		    d.prog->name, (unsigned long long)ro->max_runs);
 		return refused(c, n, call, r, "refused", e);
 	}
-	if (d.prog->harden == XH_GIT && x_git_setup(ro->root, r->cwd, &env, &r->err) < 0) {
+	if (d.prog->harden == XH_GIT && x_git_setup(ro->root, r->cwd, d.sub, &env, &r->err) < 0) {
 		r->rule = "git";
 		x_argv_free(&env);
 		return refused(c, n, call, r, "refused", e);
