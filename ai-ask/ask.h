@@ -109,6 +109,7 @@ struct call {
 	long key;                /* the provider's index for streamed pieces */
 	struct ai_buf args;      /* the arguments as JSON text, as they arrived */
 	cJSON *obj;              /* the parsed arguments object (after answer_finish) */
+	int malformed;           /* args is not a JSON object: obj is {} */
 };
 
 struct answer {
@@ -137,7 +138,10 @@ int answer_text(struct answer *a, const char *p, size_t n, struct ai_err *e);
 /* The call with this key, made when absent. */
 struct call *answer_call(struct answer *a, long key);
 void call_set(char **field, const char *value);
-/* Parse and check every call's arguments (an object; empty means {}). */
+/*
+ * Parse and check every call's arguments (an object; empty means {}; what
+ * is not an object is {}, and the call marked malformed).
+ */
 int answer_finish(struct answer *a, struct ai_err *e);
 /* Usage fields of a provider's usage object, by member name. */
 void answer_usage(struct answer *a, const cJSON *u, const char *in, const char *out,

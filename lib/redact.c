@@ -375,6 +375,19 @@ ai_redact_output(struct ai_buf *out, const char *s, size_t n)
 	return redact(out, s, n, 0);
 }
 
+int
+ai_secret_json_plain(void)
+{
+	size_t i, k;
+
+	for (i = 0; i < nsecrets; i++)
+		for (k = 0; k < secret_len[i]; k++)
+			if ((unsigned char)secrets[i][k] < 0x20 || secrets[i][k] == '"' ||
+			    secrets[i][k] == '\\' || secrets[i][k] == 0x7f)
+				return 0;
+	return 1;
+}
+
 size_t
 ai_secret_maxlen(void)
 {

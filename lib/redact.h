@@ -38,6 +38,8 @@ int ai_redact(struct ai_buf *out, const char *s, size_t n);
  * code apart ("SECRET_KEY = os.environ[...]"); registered values always go.
  */
 int ai_redact_output(struct ai_buf *out, const char *s, size_t n);
+/* Whether every registered value reads the same in JSON text (nothing to escape). */
+int ai_secret_json_plain(void);
 /* The length of the longest registered secret, 0 when there is none. */
 size_t ai_secret_maxlen(void);
 /*
