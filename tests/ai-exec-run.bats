@@ -455,6 +455,33 @@ touch: cannot touch 'made-at-L0': Permission denied" ]
 	[ "$status" -eq 2 ]
 }
 
+@test "paths are taken from where they are used: after tar -C, from a link's directory, in a DATA value's @FILE" {
+	# from a subdirectory: tar -C moves the base; what stays inside from there runs
+	RMORE='{"cwd":"src"}' rcall t1 tar -C "$PWD" -cf src/x.tar ../outside >"$IN"
+	RMORE='{"cwd":"src"}' rcall t2 tar -C "$PWD" -cf x.tar notes.md >>"$IN"
+	RMORE='{"cwd":"src"}' rcall t3 tar -C sub -cf ../../x.tar deep.txt >>"$IN"
+	run ai-exec --serve --policy "$POLICY" --approve L1 <"$IN"
+	jq -e '.ok == false and .error == "tar: '"'../outside'"' is outside the root '"'$PWD'"' (rule '"'root'"')"' <<<"${lines[0]}"
+	jq -e '.ok' <<<"${lines[1]}"
+	[ "$(tar -tf src/x.tar)" = notes.md ]
+	# tar opens its archive from the working directory, whatever -C says: inside from both
+	jq -e '.ok == false and .error == "tar: '"'../../x.tar'"' is outside the root '"'$PWD'"' (rule '"'root'"')"' <<<"${lines[2]}"
+	# a symbolic link's target: from the link's directory, not the working directory
+	run --separate-stderr ai-exec --policy "$POLICY" --approve L1 --run ln -s ../notes.md src/notes-link
+	[ "$status" -eq 0 ]
+	[ "$(cat src/notes-link)" = "$(cat notes.md)" ]
+	RMORE='{"cwd":"src/sub"}' rcall l1 ln -s ../x ../../up-link >"$IN"
+	RMORE='{"cwd":"src/sub"}' rcall l2 ln -s ../../notes.md ../../sub-link >>"$IN"
+	run ai-exec --serve --policy "$POLICY" --approve L1 <"$IN"
+	jq -e '.ok == false and .error_kind == "policy" and (.error | startswith("ln: '"'../x'"' is outside"))' <<<"${lines[0]}"
+	jq -e '.ok == false and .error_kind == "policy"' <<<"${lines[1]}"
+	[ ! -e up-link ] && [ ! -L sub-link ]
+	# curl's @FILE inside the root is allowed (and asked about: L1, the network)
+	run --separate-stderr ai-exec --policy "$POLICY" --run curl -d @notes.md http://127.0.0.1:9/
+	[ "$status" -eq 77 ]
+	[[ "$stderr" == *"level L1 needs confirmation and there is no terminal to ask"* ]]
+}
+
 # ---- results ----
 
 @test "--json: the result record: program, args, cwd, level, rule, exitCode, durationMs, tails, truncated, parsed" {

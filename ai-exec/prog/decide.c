@@ -262,6 +262,12 @@ change_base(struct reader *r, const char *v)
 	return 0;
 }
 
+/*
+ * An option's value.  After a CHDIR value, a program may take another
+ * option's path from either directory (tar opens its -f archive from the
+ * working directory, make its -f makefile from -C's): it must stay inside
+ * from both.
+ */
 static int
 value_of(struct reader *r, const struct x_optrule *o, const char *v)
 {
@@ -271,6 +277,8 @@ value_of(struct reader *r, const struct x_optrule *o, const char *v)
 		return check_data(r, v);
 	if (o->chdir)
 		return change_base(r, v);
+	if (strcmp(r->base.buf, r->d->cwd) != 0 && check_path_from(r, r->d->cwd, v) < 0)
+		return -1;
 	return check_path(r, v);
 }
 
@@ -339,7 +347,8 @@ read_args(struct reader *r, char *const *args, size_t n)
 		if (endopts || a[0] != '-' || a[1] == '\0') {
 			operands++;
 			r->ops[r->nops++] = a;
-			if (check_path(r, a) < 0)
+			/* ln's operands are checked once all are read: a target is the link's */
+			if (r->p->harden != XH_LN && check_path(r, a) < 0)
 				return -1;
 			continue;
 		}
@@ -388,12 +397,13 @@ read_args(struct reader *r, char *const *args, size_t n)
 }
 
 /*
- * ln -s: a symbolic link's target is resolved against the link's own
- * directory, not the working directory: "ln -s ../x sub/lnk" points at
- * sub/../x.  The forms: ln -s TARGET (a link in the working directory),
- * ln -s TARGET LINK (LINK's directory, or LINK when it is a directory and
- * -T is not given), ln -s TARGET... DIR.  With -r, ln itself makes the
- * target relative, from the working directory: checked as it is.
+ * ln's operands.  A symbolic link's target is resolved against the link's
+ * own directory, not the working directory: "ln -s ../x sub/lnk" points at
+ * sub/../x.  The forms: ln TARGET (a link in the working directory), ln
+ * TARGET LINK (LINK's directory, or LINK when it is a directory and -T is
+ * not given), ln TARGET... DIR.  A hard link's target, and a symbolic
+ * link's made relative by ln itself (-r), is taken from the working
+ * directory; the link, or the directory, always is.
  */
 static int
 link_targets(struct reader *r)
@@ -402,12 +412,16 @@ link_targets(struct reader *r)
 	const char *last;
 	struct stat st;
 	size_t i, ntargets;
-	int rc = 0;
+	int rc, symbolic = r->seen['s'] && !r->seen['r'];
 
-	if (!r->seen['s'] || r->seen['r'] || r->nops < 2)
+	if (r->nops == 0)
 		return 0;
+	if (r->nops == 1)
+		return check_path(r, r->ops[0]);
 	last = r->ops[r->nops - 1];
 	ntargets = r->nops - 1;
+	if ((rc = check_path(r, last)) < 0)
+		return rc;
 	if (last[0] == '/')
 		ai_buf_adds(&dir, last);
 	else
@@ -421,7 +435,7 @@ link_targets(struct reader *r)
 			ai_buf_adds(&dir, "/");
 	}
 	for (i = 0; i < ntargets && rc == 0; i++)
-		rc = check_path_from(r, dir.buf, r->ops[i]);
+		rc = symbolic ? check_path_from(r, dir.buf, r->ops[i]) : check_path(r, r->ops[i]);
 	ai_buf_release(&dir);
 	return rc;
 }
