@@ -28,6 +28,7 @@ x_kind(int code)
 	case AI_EXIT_TEMPFAIL:
 		return "timeout";
 	case AI_EXIT_UNAVAILABLE:
+	case AI_EXIT_CONFIG:
 		return "unavailable";
 	default:
 		return "execution";

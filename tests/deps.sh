@@ -4,7 +4,8 @@
 set -eu
 
 pkgs="build-essential pkg-config libcurl4-openssl-dev libcjson-dev libjq-dev
-	bats jq curl python3 mandoc valgrind time clang libclang-rt-dev strace git ripgrep"
+	bats jq curl python3 mandoc valgrind time clang libclang-rt-dev strace git ripgrep
+	bubblewrap"
 
 missing=""
 for p in $pkgs; do
