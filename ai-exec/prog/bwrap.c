@@ -8,8 +8,8 @@
  *  - /usr and the /bin, /sbin and /lib* links or directories, read-only,
  *    and the directories of the policy that lie elsewhere;
  *  - the few files of /etc a program needs (users and groups for names,
- *    the dynamic loader's cache, time zone, name resolution and
- *    certificates for a program given the network, file's magic), read-only;
+ *    the dynamic loader's cache, the time zone, the alternatives, name
+ *    resolution and certificates for a program given the network), read-only;
  *  - the root, read-only at L0, writable at L1;
  *  - a private /tmp (its HOME and TMPDIR), a minimal /dev and a /proc of
  *    its own PID namespace;
@@ -55,11 +55,14 @@ static const char *const system_dirs[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL
 };
 
-/* What of /etc a program may need; none holds a secret. */
+/*
+ * What of /etc a program needs; none holds a secret.  Few, since each is a
+ * mount: names of users and groups, the dynamic loader's cache, the time
+ * zone, and the links by which the system chooses its programs (cc, editor).
+ */
 static const char *const etc_files[] = {
-	"/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/ld.so.cache", "/etc/ld.so.conf",
-	"/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone", "/etc/alternatives",
-	"/etc/magic", "/etc/magic.mime", "/etc/mime.types", "/etc/os-release", NULL
+	"/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/ld.so.cache", "/etc/localtime",
+	"/etc/alternatives", NULL
 };
 
 /* ... and for a program given the network. */
@@ -96,7 +99,7 @@ sysctl_off(const char *path)
 int
 x_sandbox_init(struct x_sandbox *sb, const struct x_progs *ps, struct ai_err *e)
 {
-	char where[PATH_MAX + 32];
+	char where[PATH_MAX + 32], *sys[AI_ARRAY_SIZE(system_dirs)];
 	const char *why;
 	struct stat st;
 	size_t i, k;
@@ -127,36 +130,30 @@ x_sandbox_init(struct x_sandbox *sb, const struct x_progs *ps, struct ai_err *e)
 		return ai_err_set(e, AI_EXIT_CONFIG, "cannot find ai-exec's own file to start the "
 		    "sandbox with (/proc/self/exe: %s)", strerror(errno));
 	/* the policy's directories, and the programs' own, that the system ones do not hold */
+	for (k = 0; system_dirs[k] != NULL; k++)
+		sys[k] = realpath(system_dirs[k], NULL);
 	sb->dirs = ai_xcalloc(ps->ndirs + ps->n + 1, sizeof(*sb->dirs));
 	for (i = 0; i < ps->ndirs + ps->n; i++) {
+		const char *p = i < ps->ndirs ? ps->dirs[i] : ps->v[i - ps->ndirs].path;
+		const char *slash = p != NULL && i >= ps->ndirs ? strrchr(p, '/') : NULL;
 		char *d;
 		size_t j;
+		int held = 0;
 
-		if (i < ps->ndirs) {
-			d = ai_xstrdup(ps->dirs[i]);
-		} else {
-			const char *p = ps->v[i - ps->ndirs].path, *slash = p ? strrchr(p, '/') : NULL;
-
-			if (slash == NULL)
-				continue;
-			d = ai_xmemdup(p, slash == p ? 1 : (size_t)(slash - p));
-		}
-		for (k = 0; system_dirs[k] != NULL; k++) {
-			char *real = realpath(system_dirs[k], NULL);
-			int in = real != NULL && under(real, d);
-
-			free(real);
-			if (in)
-				break;
-		}
-		for (j = 0; system_dirs[k] == NULL && j < sb->ndirs; j++)
-			if (under(sb->dirs[j], d))
-				break;
-		if (system_dirs[k] != NULL || j < sb->ndirs || strcmp(d, "/") == 0)
+		if (p == NULL || (i >= ps->ndirs && slash == NULL))
+			continue;
+		d = i < ps->ndirs ? ai_xstrdup(p) : ai_xmemdup(p, slash == p ? 1 : (size_t)(slash - p));
+		for (k = 0; system_dirs[k] != NULL && !held; k++)
+			held = sys[k] != NULL && under(sys[k], d);
+		for (j = 0; j < sb->ndirs && !held; j++)
+			held = under(sb->dirs[j], d);
+		if (held || strcmp(d, "/") == 0)
 			free(d);
 		else
 			sb->dirs[sb->ndirs++] = d;
 	}
+	for (k = 0; system_dirs[k] != NULL; k++)
+		free(sys[k]);
 	return 0;
 }
 
@@ -288,6 +285,7 @@ x_sandbox_argv(const struct x_sandbox *sb, const struct x_box *b, struct x_argv 
 	if (b->network)
 		x_argv_add(a, "--share-net");
 	x_argv_add(a, "--disable-userns");
+	x_argv_add(a, "--as-pid-1"); /* the helper is the init: no process of bubblewrap's */
 	x_argv_add(a, "--die-with-parent");
 	x_argv_add(a, "--new-session");
 	x_argv_add(a, "--cap-drop");

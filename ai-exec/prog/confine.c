@@ -11,7 +11,9 @@
  * clone) waits for the helper's consent (SECCOMP_RET_USER_NOTIF), which it
  * gets while the program has fewer than its limit, so a fork bomb stops at
  * the limit whoever runs it (root included, whom RLIMIT_NPROC does not
- * hold).  The helper reports on descriptor 3: "R" once it runs (the
+ * hold).  It is the sandbox's init (PID 1): the program's orphans are
+ * reaped by it, and when it ends, the kernel ends everything left.  The
+ * helper reports on descriptor 3: "R" once it runs (the
  * sandbox is up), "E..." when the program cannot be started, "T" when it passed its limit of
  * processes (it is then killed with all it started), and "U RSS CPU" (KiB,
  * ms) of its peak memory and CPU time when it ends.
@@ -556,38 +558,55 @@ start(const struct x_confine *c, int sock, const char *path, char **argv)
 	_exit(127);
 }
 
+/*
+ * Reap every child that ended: the helper is the sandbox's init, so the
+ * program's orphans are its children too, and a zombie still counts.  1
+ * once the program itself is reaped (its status and use in *st, *ru).
+ */
+static int
+reap(pid_t pid, int *st, struct rusage *ru)
+{
+	struct rusage any;
+	int s, done = 0;
+	pid_t r;
+
+	while ((r = wait4(-1, &s, WNOHANG, &any)) > 0 || (r < 0 && errno == EINTR))
+		if (r == pid) {
+			*st = s;
+			*ru = any;
+			done = 1;
+		}
+	return done || (r < 0 && errno == ECHILD);
+}
+
 /* The helper's wait: consent to processes, stop a program past its limit, report its use. */
 static int
 supervise(const struct x_confine *c, pid_t pid, int listener)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), st = 0, over = 0;
-	pid_t r = -1;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), st = 0, over = 0, done;
 	struct rusage ru;
 	char usage[64];
 
+	memset(&ru, 0, sizeof(ru));
 	for (;;) {
 		struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { listener, POLLIN, 0 } };
 
-		if (poll(p, listener >= 0 ? 2 : 1, pidfd >= 0 ? -1 : 20) < 0 && errno != EINTR)
+		if (poll(p, listener >= 0 ? 2 : 1, pidfd >= 0 ? 1000 : 20) < 0 && errno != EINTR)
 			break;
+		done = reap(pid, &st, &ru);
 		if (listener >= 0 && (p[1].revents & POLLIN) && !consent(listener, c->tasks) &&
 		    !over) {
 			over = 1;
 			status("T", NULL, NULL);
-			kill(-1, SIGKILL); /* everything in the namespace but init and the helper */
+			kill(-1, SIGKILL); /* everything in the namespace but the helper, its init */
 		}
 		if (listener >= 0 && (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))) {
 			close(listener);
 			listener = -1;
 		}
-		do
-			r = wait4(pid, &st, WNOHANG, &ru);
-		while (r < 0 && errno == EINTR);
-		if (r == pid || r < 0)
+		if (done || reap(pid, &st, &ru))
 			break;
 	}
-	if (r != pid)
-		memset(&ru, 0, sizeof(ru));
 	snprintf(usage, sizeof(usage), "%ld %lld", ru.ru_maxrss,
 	    (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 	    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000);
