@@ -329,6 +329,17 @@ for what, fam, kind, addr in (('tcp', socket.AF_INET, socket.SOCK_STREAM, ('127.
 	fi
 }
 
+@test "the sandbox dies with ai-exec: killed, it leaves nothing running" {
+	ai-exec --policy "$LAX" --approve L1 --run sh -c 'sleep 60751 & sleep 60752' >/dev/null 2>&1 &
+	pid=$!
+	for i in $(seq 100); do pgrep -f 'sleep 6075[12]' >/dev/null && break; sleep 0.1; done
+	pgrep -f 'sleep 60752' >/dev/null
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	for i in $(seq 50); do pgrep -f 'sleep 6075[12]' >/dev/null || break; sleep 0.1; done
+	! pgrep -f 'sleep 6075[12]'
+}
+
 # ---- limits ----
 
 @test "a fork bomb stops at --max-procs, a limit (3), with everything it started; as an unprivileged user too" {
