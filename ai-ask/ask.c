@@ -458,7 +458,7 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 		ai_json_addstr(rec, "id", a->calls[i].id);
 		ai_json_addstr(rec, "name", a->calls[i].name);
 		cJSON_AddItemToObject(rec, "arguments", cJSON_Duplicate(a->calls[i].obj, 1));
-		/* arguments that are not an object: the text the model sent, for the caller to answer */
+		/* arguments that are not an object: the model's text, for the caller to answer */
 		if (a->calls[i].malformed)
 			ai_json_addstrn(rec, "arguments_text", a->calls[i].args.buf,
 			    a->calls[i].args.len);

@@ -187,8 +187,8 @@ load_programs(struct x_ctx *c, const char *policy, const char *root, int unconfi
 	if (ro->root == NULL)
 		return -1;
 	if (!unconfined && strcmp(ro->root, "/") == 0)
-		return ai_err_set(e, AI_EXIT_USAGE, "--root '%s': the root is all a program sees: it "
-		    "cannot be '/'", root ? root : ".");
+		return ai_err_set(e, AI_EXIT_USAGE, "--root '%s': the root is all a program "
+		    "sees: it cannot be '/'", root ? root : ".");
 	c->progs = ai_xcalloc(1, sizeof(*c->progs));
 	if (x_progs_load(c->progs, policy, e) < 0) {
 		free(c->progs);
@@ -204,6 +204,7 @@ load_programs(struct x_ctx *c, const char *policy, const char *root, int unconfi
 	c->sandbox = ai_xcalloc(1, sizeof(*c->sandbox));
 	if (x_sandbox_init(c->sandbox, c->progs, e) < 0)
 		return -1;
+	c->sandbox->hide[0] = realpath(policy, NULL);
 	ro->sb = c->sandbox;
 	return 0;
 }
@@ -217,7 +218,8 @@ run(int argc, char **argv, struct ai_err *e)
 		"ai-exec [-jv] --policy FILE [--root DIR] [--approve LEVEL] [--unconfined] "
 		"[--audit FILE] [--reason TEXT] [LIMITS] --run PROGRAM [ARG]...",
 		"ai-exec --serve [-v] [--file PATH]... [--allow-url PREFIX]... [--policy FILE] "
-		"[--root DIR] [--approve LEVEL] [--unconfined] [--max-runs N] [--audit FILE] [LIMITS]",
+		"[--root DIR] [--approve LEVEL] [--unconfined] [--max-runs N] [--audit FILE] "
+		"[LIMITS]",
 		NULL
 	};
 	struct ai_strlist files = { NULL, 0 }, urls = { NULL, 0 };
@@ -271,7 +273,8 @@ run(int argc, char **argv, struct ai_err *e)
 		{ .type = AI_OPT_U64, .long_name = "max-output", .value = &max_output, .arg = "N",
 		  .min = 1, .max = 4096 * MIB, .help = "bytes one stage may produce (64 MiB)" },
 		{ .type = AI_OPT_U64, .long_name = "max-memory", .value = &max_memory, .arg = "MIB",
-		  .min = 64, .max = 1 << 20, .help = "memory of one command or program, MiB (512)" },
+		  .min = 64, .max = 1 << 20,
+		  .help = "memory of one command or program, MiB (512)" },
 		{ .type = AI_OPT_U64, .long_name = "max-cpu", .value = &max_cpu, .arg = "SECONDS",
 		  .min = 1, .max = 86400, .given = &cpu_given,
 		  .help = "CPU time of one command (5), of a program (--timeout)" },
@@ -316,8 +319,8 @@ run(int argc, char **argv, struct ai_err *e)
 		    "--file, --allow-url, --start, --size and --max-runs do not go with --run");
 	else if (!runit && !serve && (policy || root || approve || max_runs_given || tail_given ||
 	    unconfined || procs_given))
-		ai_err_set(e, AI_EXIT_USAGE, "--policy, --root, --approve, --unconfined, --max-runs, "
-		    "--max-procs and --tail go with --run or --serve");
+		ai_err_set(e, AI_EXIT_USAGE, "--policy, --root, --approve, --unconfined, "
+		    "--max-runs, --max-procs and --tail go with --run or --serve");
 	else if (policy == NULL && (unconfined || procs_given))
 		ai_err_set(e, AI_EXIT_USAGE, "--unconfined and --max-procs go with --policy");
 	else if (approve != NULL && strcmp(approve, "L0") != 0 && strcmp(approve, "L1") != 0)
@@ -380,6 +383,8 @@ run(int argc, char **argv, struct ai_err *e)
 		rc = x_policy_add_url(&c.pol, urls.v[i], e);
 	if (rc == 0)
 		rc = x_audit_open(&c.audit, audit, e);
+	if (rc == 0 && c.sandbox != NULL && audit != NULL)
+		c.sandbox->hide[1] = realpath(audit, NULL);
 	ai_strlist_free(&files);
 	ai_strlist_free(&urls);
 	if (rc < 0) {

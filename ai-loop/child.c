@@ -144,7 +144,8 @@ keep_var(int kind, const char *name)
 	if (model || search || matches(name, secret_vars, FNM_CASEFOLD))
 		return 0;
 	/* ai-exec reads the configuration only to hide it: it must find the same file */
-	if (kind == KIND_EXEC && strncmp(name, "AICLI_", 6) == 0 && strcmp(name, "AICLI_CONFIG") != 0)
+	if (kind == KIND_EXEC && strncmp(name, "AICLI_", 6) == 0 &&
+	    strcmp(name, "AICLI_CONFIG") != 0)
 		return 0;
 	return 1;
 }

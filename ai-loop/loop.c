@@ -456,8 +456,8 @@ ask_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 		if (ai_json_str(c->rec, "name") == NULL) {
 			L->ncalls--;
 			cJSON_Delete(c->rec);
-			return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' wrote a tool call without a name "
-			    "(line %lu)", j->name, j->out.lineno);
+			return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' wrote a tool call without a "
+			    "name (line %lu)", j->name, j->out.lineno);
 		}
 		tools_accept(L, c, &changed);
 		if (changed) {

@@ -23,8 +23,9 @@
 
 static const char *const synopsis[] = {
 	"ai-loop [-jnv] [--max-steps N] [--file PATH]... [--allow-url PREFIX]... "
-	"[--search | --auto-search] [--policy FILE [--unconfined]] [--budget TOKENS] [--max-calls N] "
-	"[--max-actions N] [--transcript FILE] [--continue FILE] [-m MODEL] [--provider NAME] "
+	"[--search | --auto-search] [--policy FILE [--unconfined]] [--budget TOKENS] "
+	"[--max-calls N] [--max-actions N] [--transcript FILE] [--continue FILE] [-m MODEL] "
+	"[--provider NAME] "
 	"[-s TEXT] [option ...] [TASK ...]",
 	NULL
 };

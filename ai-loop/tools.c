@@ -312,12 +312,13 @@ tools_accept(struct loop *L, struct call *c, int *changed)
 			snprintf(fresh, sizeof(fresh), "ai-loop-%lu-%u", L->steps, k++);
 		while (id_used(L, fresh));
 		if (!cJSON_IsString(id) || id->valuestring[0] == '\0')
-			set_bad(c, "the call has no id: each call needs one of its own (this one is now "
-			    "'%s'); call the tool again", fresh);
+			set_bad(c, "the call has no id: each call needs one of its own (this one "
+			    "is now '%s'); call the tool again", fresh);
 		else
-			set_bad(c, "the call's id '%s' is an earlier call's: each call needs one of its "
-			    "own (this one is now '%s'); call the tool again",
-			    ai_excerpt(id->valuestring, strlen(id->valuestring), ex, sizeof(ex)), fresh);
+			set_bad(c, "the call's id '%s' is an earlier call's: each call needs one "
+			    "of its own (this one is now '%s'); call the tool again",
+			    ai_excerpt(id->valuestring, strlen(id->valuestring), ex, sizeof(ex)),
+			    fresh);
 		cJSON_DeleteItemFromObjectCaseSensitive(c->rec, "id");
 		ai_json_addstr(c->rec, "id", fresh);
 		*changed = 1;
@@ -325,15 +326,17 @@ tools_accept(struct loop *L, struct call *c, int *changed)
 	c->id = ai_json_str(c->rec, "id");
 	id_add(L, c->id);
 	if (cJSON_IsString(text)) {
-		set_bad(c, "the arguments are not a JSON object: '%s'; call the tool again with an "
-		    "object", ai_excerpt(text->valuestring, strlen(text->valuestring), ex, sizeof(ex)));
+		set_bad(c, "the arguments are not a JSON object: '%s'; call the tool again with "
+		    "an object", ai_excerpt(text->valuestring, strlen(text->valuestring), ex,
+		    sizeof(ex)));
 		if (strlen(text->valuestring) > MAX_CALL_ARGS) {
 			/* the conversation does not carry it to every later step */
 			cJSON_DeleteItemFromObjectCaseSensitive(c->rec, "arguments_text");
 			*changed = 1;
 		}
 	} else if (!cJSON_IsObject(args)) {
-		set_bad(c, "the arguments are not a JSON object; call the tool again with an object");
+		set_bad(c, "the arguments are not a JSON object; call the tool again with an "
+		    "object");
 		cJSON_DeleteItemFromObjectCaseSensitive(c->rec, "arguments");
 		cJSON_AddItemToObject(c->rec, "arguments", cJSON_CreateObject());
 		*changed = 1;
@@ -343,8 +346,8 @@ tools_accept(struct loop *L, struct call *c, int *changed)
 
 		free(t);
 		if (n > MAX_CALL_ARGS) {
-			set_bad(c, "the arguments are %zu bytes: at most %zu; call the tool again with "
-			    "less", n, MAX_CALL_ARGS);
+			set_bad(c, "the arguments are %zu bytes: at most %zu; call the tool again "
+			    "with less", n, MAX_CALL_ARGS);
 			/* the conversation does not carry them to every later step */
 			cJSON_DeleteItemFromObjectCaseSensitive(c->rec, "arguments");
 			cJSON_AddItemToObject(c->rec, "arguments", cJSON_CreateObject());

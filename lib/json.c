@@ -483,7 +483,8 @@ ai_json_redact(cJSON *v)
 		v->string = r;
 		changed = 1;
 	}
-	if (cJSON_IsString(v) && v->valuestring != NULL && (r = redacted_copy(v->valuestring)) != NULL) {
+	if (cJSON_IsString(v) && v->valuestring != NULL &&
+	    (r = redacted_copy(v->valuestring)) != NULL) {
 		cJSON_free(v->valuestring);
 		v->valuestring = r;
 		changed = 1;

@@ -7,8 +7,9 @@
  * (names, or "PREFIX*" and "*SUFFIX" patterns), or empty with env_clear,
  * plus env_set.  Each standard stream is inherited, /dev/null, or a pipe
  * whose other end the parent holds; fd3 can hand one more descriptor down
- * (a status pipe).  All other descriptors are closed in the child, signal dispositions are reset, and a failed exec is reported to the
- * parent as an error, not as a mysterious exit status 127.
+ * (a status pipe).  All other descriptors are closed in the child, signal
+ * dispositions are reset, and a failed exec is reported to the parent as an
+ * error, not as a mysterious exit status 127.
  *
  * ai_child_wait reaps the child (no zombie is left behind), killing it (its
  * whole process group when new_pgroup or new_session is set) with SIGTERM

@@ -415,7 +415,8 @@ ai_redact_span(struct ai_buf *out, const char *s, size_t n, size_t from, size_t 
 
 		for (k = 0; k < nsecrets; k++)
 			if (secret_len[k] <= n - p && s[p] == secrets[k][0] &&
-			    memcmp(s + p, secrets[k], secret_len[k]) == 0 && p + secret_len[k] > end)
+			    memcmp(s + p, secrets[k], secret_len[k]) == 0 &&
+			    p + secret_len[k] > end)
 				end = p + secret_len[k];
 		if (p < from)
 			continue;

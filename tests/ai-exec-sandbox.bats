@@ -146,6 +146,16 @@ no_secret() {
 	# on the command line, the file is the product: printed as it is
 	run ai-exec --file project/notes.txt 'cat project/notes.txt'
 	[ "$output" = "notes $KEY" ]
+	# the suite's own files under the root: the policy and the audit log hidden, ai-exec
+	# itself read-only (a program at L1 cannot change the maker of its sandbox)
+	mkdir -p tools
+	cp "$(command -v ai-exec)" tools/ai-exec
+	run --separate-stderr tools/ai-exec --policy lax.json --audit audit.log --approve L1 --run sh -c \
+		'wc -c <lax.json; wc -c <audit.log; echo x >>tools/ai-exec || echo refused'
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = 0 ]
+	[ "${lines[2]}" = refused ]
+	cmp tools/ai-exec "$(command -v ai-exec)"
 }
 
 @test "a .git that is a symbolic link, or a gitdir file, leading out of the root is refused; git there reads nothing outside" {

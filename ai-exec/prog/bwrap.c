@@ -46,6 +46,7 @@
 #include "util.h"
 #include "banned.h"
 
+#define X_NO_USERNS "bubblewrap needs user namespaces, and this system allows"
 #define X_INSTALL_HINT "install it (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf " \
 	"install bubblewrap; Arch: pacman -S bubblewrap), or give --unconfined to run programs " \
 	"with the argument checks alone"
@@ -106,8 +107,9 @@ x_sandbox_init(struct x_sandbox *sb, const struct x_progs *ps, struct ai_err *e)
 
 	memset(sb, 0, sizeof(sb[0]));
 	if (stat(X_BWRAP, &st) < 0)
-		return ai_err_set(e, AI_EXIT_CONFIG, "the run tool runs programs in bubblewrap, which "
-		    "is not installed (%s: %s): %s", X_BWRAP, strerror(errno), X_INSTALL_HINT);
+		return ai_err_set(e, AI_EXIT_CONFIG, "the run tool runs programs in bubblewrap, "
+		    "which is not installed (%s: %s): %s", X_BWRAP, strerror(errno),
+		    X_INSTALL_HINT);
 	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
 		return ai_err_set(e, AI_EXIT_CONFIG, "'%s' is not an executable file: %s", X_BWRAP,
 		    X_INSTALL_HINT);
@@ -116,14 +118,14 @@ x_sandbox_init(struct x_sandbox *sb, const struct x_progs *ps, struct ai_err *e)
 		    X_BWRAP, where, why);
 	if (geteuid() != 0 && !(st.st_mode & S_ISUID)) {
 		if (sysctl_off("/proc/sys/user/max_user_namespaces"))
-			return ai_err_set(e, AI_EXIT_CONFIG, "bubblewrap needs user namespaces, and this "
-			    "system allows none (user.max_user_namespaces = 0): run 'sysctl -w "
-			    "user.max_user_namespaces=15000' as root, or give --unconfined");
+			return ai_err_set(e, AI_EXIT_CONFIG, "%s none (user.max_user_namespaces = "
+			    "0): run 'sysctl -w user.max_user_namespaces=15000' as root, or give "
+			    "--unconfined", X_NO_USERNS);
 		if (sysctl_off("/proc/sys/kernel/unprivileged_userns_clone"))
-			return ai_err_set(e, AI_EXIT_CONFIG, "bubblewrap needs user namespaces, and this "
-			    "system allows them to root only (kernel.unprivileged_userns_clone = 0): "
-			    "run 'sysctl -w kernel.unprivileged_userns_clone=1' as root, or give "
-			    "--unconfined");
+			return ai_err_set(e, AI_EXIT_CONFIG, "%s them to root only "
+			    "(kernel.unprivileged_userns_clone = 0): run 'sysctl -w "
+			    "kernel.unprivileged_userns_clone=1' as root, or give --unconfined",
+			    X_NO_USERNS);
 	}
 	sb->self = realpath("/proc/self/exe", NULL);
 	if (sb->self == NULL)
@@ -142,7 +144,8 @@ x_sandbox_init(struct x_sandbox *sb, const struct x_progs *ps, struct ai_err *e)
 
 		if (p == NULL || (i >= ps->ndirs && slash == NULL))
 			continue;
-		d = i < ps->ndirs ? ai_xstrdup(p) : ai_xmemdup(p, slash == p ? 1 : (size_t)(slash - p));
+		d = i < ps->ndirs ? ai_xstrdup(p) :
+		    ai_xmemdup(p, slash == p ? 1 : (size_t)(slash - p));
 		for (k = 0; system_dirs[k] != NULL && !held; k++)
 			held = sys[k] != NULL && under(sys[k], d);
 		for (j = 0; j < sb->ndirs && !held; j++)
@@ -166,6 +169,8 @@ x_sandbox_free(struct x_sandbox *sb)
 		free(sb->dirs[i]);
 	free(sb->dirs);
 	free(sb->self);
+	for (i = 0; i < AI_ARRAY_SIZE(sb->hide); i++)
+		free(sb->hide[i]);
 	memset(sb, 0, sizeof(*sb));
 }
 
@@ -211,12 +216,13 @@ mask_inside(struct x_argv *a, const char *root, const char *path)
 
 /*
  * The secrets of the user that the root may hold: the suite's configuration
- * files wherever they are, and when the root holds the home directory every
- * hidden entry of it (resolved: a link to a file inside the root masks that
- * file).
+ * files wherever they are, the policy and the audit log, and when the root
+ * holds the home directory every hidden entry of it (resolved: a link to a
+ * file inside the root masks that file).  ai-exec's own file, when the root
+ * holds it, is read-only: a program at L1 cannot change the sandbox's maker.
  */
 static void
-masks(struct x_argv *a, const char *root)
+masks(const struct x_sandbox *sb, struct x_argv *a, const char *root)
 {
 	char *files[AI_CONFIG_FILES], *home;
 	size_t n = ai_config_files(files), i;
@@ -226,6 +232,11 @@ masks(struct x_argv *a, const char *root)
 		mask_inside(a, root, files[i]);
 		free(files[i]);
 	}
+	for (i = 0; i < AI_ARRAY_SIZE(sb->hide); i++)
+		if (sb->hide[i] != NULL)
+			mask_inside(a, root, sb->hide[i]);
+	if (under(root, sb->self))
+		bind(a, "--ro-bind", sb->self, sb->self);
 	home = h != NULL && h[0] == '/' ? realpath(h, NULL) : NULL;
 	if (home != NULL && under(root, home)) {
 		DIR *d = opendir(home);
@@ -304,7 +315,7 @@ x_sandbox_argv(const struct x_sandbox *sb, const struct x_box *b, struct x_argv 
 	x_argv_add(a, "/tmp");
 	if (!root_first)
 		bind(a, b->writable ? "--bind" : "--ro-bind", b->root, b->root);
-	masks(a, b->root);
+	masks(sb, a, b->root);
 	bind(a, "--ro-bind", sb->self, X_HELPER);
 	x_argv_add(a, "--remount-ro");
 	x_argv_add(a, "/");

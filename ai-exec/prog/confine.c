@@ -361,7 +361,8 @@ status(const char *tag, const char *a, const char *b)
 	    b ? b : "");
 
 	if (n > 0)
-		(void)!write(X_STATUS_FD, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
+		(void)!write(X_STATUS_FD, line,
+		    (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
 }
 
 /* The tasks (processes and threads) of the sandbox's PID namespace but init and self. */
@@ -405,7 +406,10 @@ count_tasks(void)
 				if (r <= 0)
 					continue; /* gone meanwhile */
 				stat[r] = '\0';
-				/* num_threads is field 20; the name (field 2) may hold anything but ends at the last ')' */
+				/*
+				 * num_threads is field 20; the name (field 2) may
+				 * hold anything but ends at the last ')'
+				 */
 				p = strrchr(stat, ')');
 				for (field = 2; p != NULL && field < 20; field++)
 					p = strchr(p + 1, ' ');
@@ -598,7 +602,7 @@ supervise(const struct x_confine *c, pid_t pid, int listener)
 		    !over) {
 			over = 1;
 			status("T", NULL, NULL);
-			kill(-1, SIGKILL); /* everything in the namespace but the helper, its init */
+			kill(-1, SIGKILL); /* all in the namespace but the helper, its init */
 		}
 		if (listener >= 0 && (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))) {
 			close(listener);
@@ -629,7 +633,8 @@ x_confine_main(int argc, char **argv)
 		int n = snprintf(msg, sizeof(msg), "ai-exec: the sandbox's helper was started "
 		    "wrongly: %s\n", first < 0 ? why : "no status descriptor");
 
-		(void)!write(2, msg, n > 0 && (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+		(void)!write(2, msg,
+		    n > 0 && (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
 		return 127;
 	}
 	signal(SIGPIPE, SIG_IGN);

@@ -384,7 +384,7 @@ variable(struct scan *s)
 		ai_buf_addf(&k, ".%s", key);
 		s->g->unsafe = ai_buf_detach(&k, NULL);
 	}
-	/* a file git reads and cannot be told to forget (git blame keeps it, whatever comes later) */
+	/* a file git reads and cannot be told to forget (blame keeps it, whatever comes later) */
 	if (strcmp(s->section, "blame") == 0 && !s->has_sub && strcmp(key, "ignorerevsfile") == 0 &&
 	    v.len > 0 && memchr(v.buf, '\0', v.len) == NULL)
 		add_str(&s->g->files, &s->g->nfiles, X_GIT_MAX_INCLUDES, v.buf, v.len);
@@ -673,9 +673,9 @@ x_git_setup(const char *root, const char *cwd, const char *sub, struct x_argv *e
 		if (sub != NULL && strcmp(sub, remote_subs[i]) == 0)
 			break;
 	if (g.unsafe != NULL && remote_subs[i] != NULL) {
-		ai_err_set(e, AI_EXIT_POLICY, "git: the repository's configuration sets %s: git would "
-		    "run the program it names, and takes the first it is given (rule 'git': built in)",
-		    g.unsafe);
+		ai_err_set(e, AI_EXIT_POLICY, "git: the repository's configuration sets %s: git "
+		    "would run the program it names, and takes the first it is given (rule 'git': "
+		    "built in)", g.unsafe);
 		x_gitcfg_free(&g);
 		return -1;
 	}
@@ -714,7 +714,8 @@ x_git_setup(const char *root, const char *cwd, const char *sub, struct x_argv *e
 		if ((k = named_section(section)) < 0)
 			continue;
 		for (j = 0; named[k].kv[j] != NULL; j += 2) {
-			x_argv_addf(env, "GIT_CONFIG_KEY_%zu=%s.%s", n, g.drivers[i], named[k].kv[j]);
+			x_argv_addf(env, "GIT_CONFIG_KEY_%zu=%s.%s", n, g.drivers[i],
+			    named[k].kv[j]);
 			x_argv_addf(env, "GIT_CONFIG_VALUE_%zu=%s", n++, named[k].kv[j + 1]);
 		}
 	}

@@ -218,7 +218,8 @@ x_launch_run(const struct x_spawn *s, struct x_launch *o, struct ai_err *e)
 		/* bubblewrap, told where to chdir; the helper reports on descriptor 3 */
 		if (pipe2(st, O_CLOEXEC) < 0) {
 			x_argv_free(&env);
-			return ai_err_set(e, AI_EXIT_OSERR, "cannot make a pipe: %s", strerror(errno));
+			return ai_err_set(e, AI_EXIT_OSERR, "cannot make a pipe: %s",
+			    strerror(errno));
 		}
 		x_sandbox_argv(s->sb, &s->box, &bargv);
 		c.path = X_BWRAP;
@@ -304,6 +305,7 @@ x_launch_run(const struct x_spawn *s, struct x_launch *o, struct ai_err *e)
 		close(pidfd);
 	o->exit_code = ai_child_exit_code(&c);
 	o->duration_ms = ai_now_ms() - t0;
+	o->err_cut = o->err_bytes > o->err.len;
 	if (s->sb != NULL) {
 		read_status(o);
 	} else {

@@ -155,7 +155,7 @@ int x_inside_root(const char *root, const char *base, const char *path);
 
 /* What a repository's configuration files hold that ai-exec must answer. */
 struct x_gitcfg {
-	char **drivers;       /* "filter.NAME", "remote.NAME"...: named sections that name programs */
+	char **drivers;       /* "filter.NAME", "http.URL"...: named sections that name programs */
 	size_t ndrivers;
 	char **includes;      /* include.path and includeIf.*.path values */
 	size_t nincludes;
@@ -231,6 +231,7 @@ int x_confine_child(void *arg);
 /* What the sandbox needs, found at start-up. */
 struct x_sandbox {
 	char *self;           /* ai-exec's real path, bound in as X_HELPER */
+	char *hide[2];        /* the suite's files a program must not see: the policy, the log */
 	char **dirs;          /* program directories outside the system's, bound read-only */
 	size_t ndirs;
 };
@@ -278,6 +279,7 @@ struct x_launch {
 	int exit_code;        /* the status, or 128 + the signal */
 	int timed_out;
 	int over_cap;         /* stopped: its output passed the cap */
+	int err_cut;          /* the first bytes of standard error are not kept */
 	int boxed;            /* ran in the sandbox */
 	int started;          /* the program was started (in the sandbox: the helper said so) */
 	char failed[512];     /* why the helper could not start it */

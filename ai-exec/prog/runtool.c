@@ -346,8 +346,8 @@ set_failure(struct x_runres *r, const struct x_prog *p, const struct x_runopts *
 		return;
 	}
 	if (l->over_tasks) {
-		ai_err_set(&r->err, AI_EXIT_LIMIT, "%s: started more than %llu processes and threads "
-		    "(--max-procs): stopped it and all it started", p->name,
+		ai_err_set(&r->err, AI_EXIT_LIMIT, "%s: started more than %llu processes and "
+		    "threads (--max-procs): stopped it and all it started", p->name,
 		    (unsigned long long)ro->max_tasks);
 		return;
 	}
@@ -398,11 +398,14 @@ not_started(struct x_runres *r, const struct x_prog *p)
 		while (s > l->err.buf && s[-1] != '\n')
 			s--;
 		ai_excerpt(s, (size_t)(end - s), msg, sizeof(msg));
+		/* the usual cause, when bubblewrap says nothing or speaks of namespaces */
 		ai_err_set(&r->err, AI_EXIT_CONFIG, "%s: bubblewrap could not start the sandbox "
-		    "(%s, exit status %d): user namespaces may be off or restricted (sysctl "
-		    "user.max_user_namespaces, kernel.unprivileged_userns_clone, "
+		    "(%s, exit status %d)%s", p->name, msg[0] ? msg : "no message", l->exit_code,
+		    msg[0] == '\0' || strstr(msg, "namespace") || strstr(msg, "not permitted") ?
+		    ": user namespaces may be off or restricted (sysctl user.max_user_namespaces, "
+		    "kernel.unprivileged_userns_clone, "
 		    "kernel.apparmor_restrict_unprivileged_userns); --unconfined runs programs "
-		    "without it", p->name, msg[0] ? msg : "no message", l->exit_code);
+		    "without it" : "");
 	}
 	ai_buf_reset(&l->out);
 	ai_buf_reset(&l->err);
@@ -638,8 +641,7 @@ x_runres_record(const cJSON *id, const struct x_runcall *call, const struct x_ru
 	}
 	x_json_addtext(rec, "stdoutTail", r->l.out.buf + so, r->l.out.len - so);
 	x_json_addtext(rec, "stderrTail", r->l.err.buf + se, r->l.err.len - se);
-	ai_json_addbool(rec, "truncated", so > 0 || se > 0 || r->l.over_cap ||
-	    r->l.err_bytes > r->l.err.len);
+	ai_json_addbool(rec, "truncated", so > 0 || se > 0 || r->l.over_cap || r->l.err_cut);
 	if (r->parsed != NULL)
 		cJSON_AddItemToObject(rec, "parsed", cJSON_Duplicate(r->parsed, 1));
 	else

@@ -47,7 +47,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* a page inside an occurrence: nothing of it */
 			for (k = from + 1 > slen ? from + 1 - slen : 0; to > from && k <= from; k++)
 				if (k + slen <= tlen && k + slen >= to &&
-				    memcmp(text + k, secret, slen) == 0 && strcmp(b.buf, "[REDACTED]") != 0)
+				    memcmp(text + k, secret, slen) == 0 &&
+				    strcmp(b.buf, "[REDACTED]") != 0)
 					abort();
 			ai_buf_release(&b);
 		}

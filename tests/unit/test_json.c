@@ -357,9 +357,9 @@ static void
 test_redact_tree(void)
 {
 	struct ai_err e = AI_ERR_INIT;
-	const char *in = "{\"type\":\"tool_result\",\"a\":[\"x hunter2hunter2 y\",{\"hunter2hunter2\":"
-	    "\"k\\\"q hunter2hunter2\"}],\"n\":1,\"t\":true,\"s\":\"Bearer abcdefgh12345678\","
-	    "\"code\":\"API_KEY = os.environ[1]\"}";
+	const char *in = "{\"type\":\"tool_result\",\"a\":[\"x hunter2hunter2 y\","
+	    "{\"hunter2hunter2\":\"k\\\"q hunter2hunter2\"}],\"n\":1,\"t\":true,"
+	    "\"s\":\"Bearer abcdefgh12345678\",\"code\":\"API_KEY = os.environ[1]\"}";
 	cJSON *v = ai_json_parse(in, strlen(in), &e);
 	char *out;
 
