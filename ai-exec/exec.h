@@ -75,8 +75,6 @@ void x_bpf_deny(struct x_bpf *p, long nr, int e);
 void x_bpf_deny_flags(struct x_bpf *p, long nr, int arg, uint32_t flags, int e);
 /* ... when its argument arg (its low 32 bits) is value. */
 void x_bpf_deny_value(struct x_bpf *p, long nr, int arg, uint32_t value, int e);
-/* System call nr waits for the supervisor holding the listener. */
-void x_bpf_notify(struct x_bpf *p, long nr);
 /*
  * End with "allow", set no_new_privs and install the filter on the calling
  * thread; 0, or with listener the notification descriptor; -1 with errno.

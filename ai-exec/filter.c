@@ -2,8 +2,8 @@
  * filter.c: system-call filters (seccomp(2)), built as classic BPF.
  *
  * A filter is a list of rules, each on one system call: refuse it with an
- * errno, refuse it when an argument has some flags or a value, or hand it to
- * a supervisor (SECCOMP_RET_USER_NOTIF); everything else is allowed.  The
+ * errno, or refuse it when an argument has some flags or a value;
+ * everything else is allowed.  The
  * head of every filter refuses another architecture and, on x86-64, the x32
  * system-call numbers, which would bypass the list.  The language's child
  * (lang/sandbox.c) and the programs (prog/confine.c) build theirs here.
@@ -81,13 +81,6 @@ x_bpf_deny(struct x_bpf *p, long nr, int e)
 {
 	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1);
 	ret_errno(p, e);
-}
-
-void
-x_bpf_notify(struct x_bpf *p, long nr)
-{
-	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1);
-	emit(p, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 }
 
 /* if (nr == which) { load args[arg]; if (test) return errno e; reload nr } */

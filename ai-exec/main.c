@@ -280,7 +280,7 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "CPU time of one command (5), of a program (--timeout)" },
 		{ .type = AI_OPT_U64, .long_name = "max-procs", .value = &max_procs, .arg = "N",
 		  .min = 1, .max = 65536, .given = &procs_given,
-		  .help = "processes and threads of one program (256)" },
+		  .help = "processes of one program at a time (256)" },
 		{ .type = AI_OPT_DOUBLE, .long_name = "timeout", .value = &timeout, .arg = "SECONDS",
 		  .dmin = 0.1, .dmax = 86400, .help = "wall-clock time of one command (30)" },
 		{ .type = AI_OPT_U64, .long_name = "cache", .value = &cache, .arg = "N",

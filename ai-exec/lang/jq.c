@@ -2,7 +2,7 @@
  * jq.c: jq [-rjcsnSa] [--tab] [--indent N] [--arg NAME VALUE]...
  * [--argjson NAME JSON]... [FILTER] [FILE]... through libjq 1.6.
  *
- * The filter is compiled inside a fixed prefix (LIBNOTES.md) that hides the
+ * The filter is compiled inside a fixed prefix that hides the
  * environment ("env" and "$ENV" are {}), turns "input" and "inputs" into
  * errors, keeps "stderr" from writing, makes "import" and "include" syntax
  * errors (they must come first in a program, and the prefix is first), and

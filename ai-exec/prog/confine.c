@@ -4,24 +4,27 @@
  *
  * In bubblewrap, the program is started by ai-exec itself, bound into the
  * sandbox at X_HELPER and told by its arguments how to confine it (the
- * words x_confine_args writes).  The helper forks; the child puts on the
- * limits, the Landlock ruleset and the system-call filter and executes the
- * program; the helper stays, outside the program's Landlock domain, as its
- * supervisor: every process or thread the program starts (fork, vfork,
- * clone) waits for the helper's consent (SECCOMP_RET_USER_NOTIF), which it
- * gets while the program has fewer than its limit, so a fork bomb stops at
- * the limit whoever runs it (root included, whom RLIMIT_NPROC does not
- * hold).  It is the sandbox's init (PID 1): the program's orphans are
- * reaped by it, and when it ends, the kernel ends everything left.  The
- * helper reports on descriptor 3: "R" once it runs (the
- * sandbox is up), "E..." when the program cannot be started, "T" when it passed its limit of
- * processes (it is then killed with all it started), and "U RSS CPU" (KiB,
- * ms) of its peak memory and CPU time when it ends.
+ * words x_confine_args writes).  The helper is the sandbox's init (PID 1):
+ * it forks, the child puts on the limits, the Landlock ruleset and the
+ * system-call filter and executes the program, and the helper stays,
+ * outside the program's Landlock domain, as its supervisor: it reaps the
+ * program's orphans (when it ends, the kernel ends whatever is left) and
+ * every X_WATCH_MS counts the program's processes; past the limit, it
+ * stops them all.  Meanwhile the kernel's RLIMIT_NPROC, set inside the
+ * sandbox's user namespace, holds the program's processes and threads at
+ * twice the limit, but for root, whom it does not hold: for root the count
+ * alone stops a fork bomb, within a tick.  (A supervisor's consent to each
+ * fork, through seccomp, would be exact; but a signal that comes while a
+ * fork waits for it makes the fork fail with EINTR, which shells take for
+ * a failure.)  The helper reports on descriptor 3: "R" once it runs (the
+ * sandbox is up), "E..." when the program cannot be started, "T" when it
+ * passed its limit of processes, and "U RSS CPU" (KiB, ms) of its peak
+ * memory and CPU time when it ends.
  *
  * The confinement:
  *  - limits: no core dump; CPU seconds (SIGXCPU, then SIGKILL a second
  *    later); data (heap and private writable mappings, so that a file git
- *    maps to read does not count); processes and threads;
+ *    maps to read does not count); processes and threads (RLIMIT_NPROC);
  *  - Landlock (landlock(7)), as far as the kernel's ABI goes: at L0 no write
  *    anywhere (/dev/null excepted) and no program but its own file and its
  *    interpreters; at L1 writes only beneath the root, /tmp and /dev/null;
@@ -37,7 +40,6 @@
  * (but the process count), the same filter and, at L0 only, the same
  * Landlock ruleset are put on in the child before it executes the program.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -50,15 +52,12 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <linux/landlock.h>
-#include <linux/seccomp.h>
 
 #include "prog.h"
 #include "num.h"
@@ -83,6 +82,7 @@
 #endif
 
 #define X_STATUS_FD 3
+#define X_WATCH_MS 10            /* how often the helper counts the program's processes */
 
 /* The attribute as of ABI 6; its size tells the kernel which members we give. */
 struct x_ll_attr {
@@ -196,12 +196,14 @@ limits(const struct x_confine *c)
 	}
 	/*
 	 * Inside the sandbox's user namespace RLIMIT_NPROC counts the
-	 * sandbox's tasks only (bubblewrap's init, the helper, the program's):
-	 * the kernel's own stop where the helper's consent cannot be asked.
-	 * Outside it would count all the user's processes: not set there.
+	 * sandbox's tasks only (the helper's and the program's): the kernel's
+	 * bound, at twice the limit, so that a program past the limit stays
+	 * past it until the helper's next count sees it (root, whom
+	 * RLIMIT_NPROC does not hold, has the count alone).  Outside it would
+	 * count all the user's processes: not set there.
 	 */
 	if (c->boxed && c->tasks > 0) {
-		rl.rlim_cur = rl.rlim_max = (rlim_t)c->tasks + 3;
+		rl.rlim_cur = rl.rlim_max = (rlim_t)c->tasks * 2 + 2;
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
 			return -1;
 	}
@@ -288,9 +290,9 @@ landlock(const struct x_confine *c)
 
 /* ---- the system-call filter ---- */
 
-/* Install the program's filter; the listener of its process starts with notify, else 0. */
+/* Install the program's filter. */
 static int
-filter(const struct x_confine *c, int notify)
+filter(const struct x_confine *c)
 {
 	static const long denied[] = {
 		__NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_mount,
@@ -326,14 +328,7 @@ filter(const struct x_confine *c, int notify)
 	x_bpf_deny_value(&p, __NR_ioctl, 1, TIOCLINUX, EPERM);
 	if (!c->network)
 		x_bpf_deny(&p, __NR_socket, EPERM);
-	if (notify) {
-		x_bpf_notify(&p, __NR_clone);
-#ifdef __NR_fork
-		x_bpf_notify(&p, __NR_fork);
-		x_bpf_notify(&p, __NR_vfork);
-#endif
-	}
-	return x_bpf_install(&p, notify);
+	return x_bpf_install(&p, 0);
 }
 
 /* ---- without bubblewrap: in the child, before execve ---- */
@@ -345,7 +340,7 @@ x_confine_child(void *arg)
 
 	if (c == NULL)
 		return 0;
-	if (limits(c) < 0 || landlock(c) < 0 || filter(c, 0) < 0)
+	if (limits(c) < 0 || landlock(c) < 0 || filter(c) < 0)
 		return -1;
 	return 0;
 }
@@ -365,19 +360,23 @@ status(const char *tag, const char *a, const char *b)
 		    (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
 }
 
-/* The tasks (processes and threads) of the sandbox's PID namespace but init and self. */
-static uint64_t
-count_tasks(void)
+/*
+ * Whether the program has more than max processes: those of the sandbox's
+ * PID namespace but the helper (its init).  Only the directory of /proc is
+ * read, and only until the count passes max: the check must stay cheap
+ * when a fork bomb has made thousands.
+ */
+static int
+over_procs(uint64_t max)
 {
-	char buf[8192], path[64], stat[1024];
+	char buf[32768];
 	uint64_t n = 0;
-	long self = (long)getpid();
 	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	long got;
 
 	if (dir < 0)
 		return 0;
-	while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+	while (n <= max && (got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
 		long off = 0;
 
 		while (off < got) {
@@ -388,175 +387,34 @@ count_tasks(void)
 				unsigned char type;
 				char name[];
 			} *d = (void *)(buf + off);
-			char *end;
-			long pid = strtol(d->name, &end, 10);
 
 			off += d->reclen;
-			if (*end != '\0' || pid <= 1 || pid == self)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-			{
-				int fd = open(path, O_RDONLY | O_CLOEXEC);
-				ssize_t r = fd >= 0 ? read(fd, stat, sizeof(stat) - 1) : -1;
-				const char *p;
-				int field;
-
-				if (fd >= 0)
-					close(fd);
-				if (r <= 0)
-					continue; /* gone meanwhile */
-				stat[r] = '\0';
-				/*
-				 * num_threads is field 20; the name (field 2) may
-				 * hold anything but ends at the last ')'
-				 */
-				p = strrchr(stat, ')');
-				for (field = 2; p != NULL && field < 20; field++)
-					p = strchr(p + 1, ' ');
-				n += p != NULL ? strtoull(p + 1, NULL, 10) : 1;
-			}
+			if (d->name[0] >= '1' && d->name[0] <= '9' && strcmp(d->name, "1") != 0)
+				n++;
 		}
 	}
 	close(dir);
-	return n;
+	return n > max;
 }
 
-/* Answer one process-creation request: go on under the limit; else 0 (the limit is passed). */
-static int
-consent(int listener, uint64_t tasks)
-{
-	struct seccomp_notif_sizes sizes;
-	union {
-		struct seccomp_notif n;
-		char space[512];
-	} req;
-	union {
-		struct seccomp_notif_resp r;
-		char space[256];
-	} resp;
-	int ok;
-
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0 ||
-	    sizes.seccomp_notif > sizeof(req) || sizes.seccomp_notif_resp > sizeof(resp))
-		return 1;
-	memset(&req, 0, sizeof(req));
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
-		return 1; /* the asking task died meanwhile */
-	ok = count_tasks() < tasks;
-	memset(&resp, 0, sizeof(resp));
-	resp.r.id = req.n.id;
-	if (ok) {
-		resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	} else {
-		resp.r.error = -EAGAIN;
-	}
-	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-	return ok;
-}
-
-/* A one-byte message with room for one descriptor. */
-union x_cmsg {
-	struct cmsghdr h;
-	char space[CMSG_SPACE(sizeof(int))];
-};
-
+/* The child: confine itself, become the program. */
 static void
-msg_init(struct msghdr *m, struct iovec *iov, char *byte, union x_cmsg *u)
+start(const struct x_confine *c, const char *path, char **argv)
 {
-	memset(m, 0, sizeof(*m));
-	memset(u, 0, sizeof(*u));
-	iov->iov_base = byte;
-	iov->iov_len = 1;
-	m->msg_iov = iov;
-	m->msg_iovlen = 1;
-	m->msg_control = u->space;
-	m->msg_controllen = sizeof(u->space);
-}
-
-/* Send fd over the socket (SCM_RIGHTS), or no descriptor when fd < 0. */
-static void
-send_fd(int sock, int fd)
-{
-	union x_cmsg u;
-	struct msghdr m;
-	struct iovec iov;
-	char byte = fd >= 0 ? 'f' : 'n';
-
-	msg_init(&m, &iov, &byte, &u);
-	if (fd >= 0) {
-		CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
-		CMSG_FIRSTHDR(&m)->cmsg_type = SCM_RIGHTS;
-		CMSG_FIRSTHDR(&m)->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&m)), &fd, sizeof(int));
-	} else {
-		m.msg_control = NULL;
-		m.msg_controllen = 0;
-	}
-	(void)sendmsg(sock, &m, MSG_NOSIGNAL);
-}
-
-/* The descriptor sent by send_fd, or -1. */
-static int
-recv_fd(int sock)
-{
-	union x_cmsg u;
-	struct msghdr m;
-	struct iovec iov;
-	char byte;
-	int fd = -1;
-
-	msg_init(&m, &iov, &byte, &u);
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) <= 0)
-		return -1;
-	if (CMSG_FIRSTHDR(&m) != NULL && CMSG_FIRSTHDR(&m)->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(int));
-	return fd;
-}
-
-/*
- * Whether the kernel lets a supervisor wave a system call through
- * (SECCOMP_USER_NOTIF_FLAG_CONTINUE, Linux 5.5): without it a request could
- * only be refused, so the helper does not ask for them.
- */
-static int
-can_consent(void)
-{
-	struct utsname u;
-	unsigned major = 0, minor = 0;
-
-	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return 0;
-	return major > 5 || (major == 5 && minor >= 5);
-}
-
-/* The child: confine itself, hand the listener over, become the program. */
-static void
-start(const struct x_confine *c, int sock, const char *path, char **argv)
-{
-	int listener, notify;
-
 	if (limits(c) < 0) {
 		status("E", "cannot set the limits", strerror(errno));
 		_exit(127);
 	}
-	/* nothing of the sandbox's but the three streams, the status and the socket */
-	if (sock > X_STATUS_FD + 1)
-		close_range(X_STATUS_FD + 1, (unsigned)sock - 1, 0);
-	close_range((unsigned)sock + 1, ~0U, 0);
+	/* nothing of the sandbox's but the three streams and the status */
+	close_range(X_STATUS_FD + 1, ~0U, 0);
 	if (landlock(c) < 0) {
 		status("E", "cannot apply the Landlock ruleset", strerror(errno));
 		_exit(127);
 	}
-	notify = c->tasks > 0 && can_consent();
-	listener = filter(c, notify);
-	if (listener < 0) {
+	if (filter(c) < 0) {
 		status("E", "cannot install the system-call filter", strerror(errno));
 		_exit(127);
 	}
-	send_fd(sock, notify ? listener : -1);
-	if (listener > 0)
-		close(listener);
-	close(sock);
 	execve(path, argv, environ);
 	status("E", path, strerror(errno));
 	_exit(127);
@@ -571,10 +429,12 @@ static int
 reap(pid_t pid, int *st, struct rusage *ru)
 {
 	struct rusage any;
-	int s, done = 0;
-	pid_t r;
+	int s, done = 0, k;
+	pid_t r = 0;
 
-	while ((r = wait4(-1, &s, WNOHANG, &any)) > 0 || (r < 0 && errno == EINTR))
+	/* a bounded number at a time: a fork bomb's orphans must not keep the count away */
+	for (k = 0; k < 256 && ((r = wait4(-1, &s, WNOHANG, &any)) > 0 ||
+	    (r < 0 && errno == EINTR)); k++)
 		if (r == pid) {
 			*st = s;
 			*ru = any;
@@ -583,32 +443,29 @@ reap(pid_t pid, int *st, struct rusage *ru)
 	return done || (r < 0 && errno == ECHILD);
 }
 
-/* The helper's wait: consent to processes, stop a program past its limit, report its use. */
+/*
+ * The helper's wait: reap, count the program's processes every
+ * X_WATCH_MS and stop it all past its limit, report its use.
+ */
 static int
-supervise(const struct x_confine *c, pid_t pid, int listener)
+supervise(const struct x_confine *c, pid_t pid)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), st = 0, over = 0, done;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), st = 0, over = 0;
 	struct rusage ru;
 	char usage[64];
 
 	memset(&ru, 0, sizeof(ru));
 	for (;;) {
-		struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { listener, POLLIN, 0 } };
+		struct pollfd p = { pidfd, POLLIN, 0 };
 
-		if (poll(p, listener >= 0 ? 2 : 1, pidfd >= 0 ? 1000 : 20) < 0 && errno != EINTR)
+		if (poll(&p, pidfd >= 0 ? 1 : 0, X_WATCH_MS) < 0 && errno != EINTR)
 			break;
-		done = reap(pid, &st, &ru);
-		if (listener >= 0 && (p[1].revents & POLLIN) && !consent(listener, c->tasks) &&
-		    !over) {
+		if (c->tasks > 0 && !over && over_procs(c->tasks)) {
 			over = 1;
 			status("T", NULL, NULL);
 			kill(-1, SIGKILL); /* all in the namespace but the helper, its init */
 		}
-		if (listener >= 0 && (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))) {
-			close(listener);
-			listener = -1;
-		}
-		if (done || reap(pid, &st, &ru))
+		if (reap(pid, &st, &ru))
 			break;
 	}
 	snprintf(usage, sizeof(usage), "%ld %lld", ru.ru_maxrss,
@@ -625,7 +482,7 @@ x_confine_main(int argc, char **argv)
 {
 	struct x_confine c;
 	const char *why = NULL;
-	int first = parse_args(argc, argv, &c, &why), sv[2], listener;
+	int first = parse_args(argc, argv, &c, &why);
 	pid_t pid;
 
 	if (first < 0 || fcntl(X_STATUS_FD, F_SETFD, FD_CLOEXEC) < 0) {
@@ -638,10 +495,6 @@ x_confine_main(int argc, char **argv)
 		return 127;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		status("E", "cannot make a socket", strerror(errno));
-		return 127;
-	}
 	/* the sandbox is up: said before the program can write anything */
 	status("R", NULL, NULL);
 	pid = fork();
@@ -651,11 +504,7 @@ x_confine_main(int argc, char **argv)
 	}
 	if (pid == 0) {
 		signal(SIGPIPE, SIG_DFL);
-		close(sv[0]);
-		start(&c, sv[1], argv[first], argv + first + 1);
+		start(&c, argv[first], argv + first + 1);
 	}
-	close(sv[1]);
-	listener = recv_fd(sv[0]);
-	close(sv[0]);
-	return supervise(&c, pid, listener);
+	return supervise(&c, pid);
 }

@@ -210,7 +210,7 @@ struct x_confine {
 	int boxed;            /* in bubblewrap: the process limit, Landlock at L1 */
 	uint64_t cpu;         /* seconds, 0: none */
 	uint64_t memory;      /* bytes of data, 0: none */
-	uint64_t tasks;       /* processes and threads, 0: none */
+	uint64_t tasks;       /* processes at a time, 0: none */
 	const char *write;    /* L1: where it may write (the root) */
 	const char *exec[3];  /* L0: what it may execute: its file, its interpreters */
 	size_t nexec;
@@ -346,7 +346,7 @@ struct x_runopts {
 	uint64_t max_out;     /* bytes of standard output and error */
 	uint64_t max_memory;  /* bytes of data of a program */
 	uint64_t max_cpu;     /* CPU seconds of a program */
-	uint64_t max_tasks;   /* processes and threads of a program */
+	uint64_t max_tasks;   /* processes of a program at a time */
 	const struct x_sandbox *sb; /* NULL: --unconfined */
 	int redact;           /* results are records: programs' output is redacted */
 	int landlock;         /* the kernel's ABI, 0: none */

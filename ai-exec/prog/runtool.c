@@ -346,8 +346,8 @@ set_failure(struct x_runres *r, const struct x_prog *p, const struct x_runopts *
 		return;
 	}
 	if (l->over_tasks) {
-		ai_err_set(&r->err, AI_EXIT_LIMIT, "%s: started more than %llu processes and "
-		    "threads (--max-procs): stopped it and all it started", p->name,
+		ai_err_set(&r->err, AI_EXIT_LIMIT, "%s: had more than %llu processes at a time "
+		    "(--max-procs): stopped it and all it started", p->name,
 		    (unsigned long long)ro->max_tasks);
 		return;
 	}
