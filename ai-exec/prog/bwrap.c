@@ -288,7 +288,8 @@ system_binds(struct x_argv *a, const struct x_sandbox *sb, int network)
 void
 x_sandbox_argv(const struct x_sandbox *sb, const struct x_box *b, struct x_argv *a)
 {
-	int root_first = strcmp(b->root, "/") == 0 || under(b->root, "/tmp");
+	/* a root that holds /tmp ("/", which ai-exec refuses) goes first: /tmp covers it */
+	int root_first = strcmp(b->root, "/") == 0;
 
 	x_argv_add(a, X_BWRAP);
 	x_argv_add(a, "--unshare-all");
@@ -301,7 +302,6 @@ x_sandbox_argv(const struct x_sandbox *sb, const struct x_box *b, struct x_argv 
 	x_argv_add(a, "--new-session");
 	x_argv_add(a, "--cap-drop");
 	x_argv_add(a, "ALL");
-	/* a root that holds /tmp goes first, so that the private /tmp covers it */
 	if (root_first)
 		bind(a, b->writable ? "--bind" : "--ro-bind", b->root, b->root);
 	system_binds(a, sb, b->network);
