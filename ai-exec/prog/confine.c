@@ -443,6 +443,15 @@ reap(pid_t pid, int *st, struct rusage *ru)
 	return done || (r < 0 && errno == ECHILD);
 }
 
+/* 1 when ai-exec, the status pipe's only reader, is gone: an error on the writer */
+static int
+orphaned(void)
+{
+	struct pollfd p = { X_STATUS_FD, 0, 0 };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL));
+}
+
 /*
  * The helper's wait: reap, count the program's processes every
  * X_WATCH_MS and stop it all past its limit, report its use.
@@ -456,10 +465,16 @@ supervise(const struct x_confine *c, pid_t pid)
 
 	memset(&ru, 0, sizeof(ru));
 	for (;;) {
-		struct pollfd p = { pidfd, POLLIN, 0 };
+		/* the status pipe's reader is ai-exec: gone, it is an error on the writer */
+		struct pollfd p[2] = { { X_STATUS_FD, 0, 0 }, { pidfd, POLLIN, 0 } };
 
-		if (poll(&p, pidfd >= 0 ? 1 : 0, X_WATCH_MS) < 0 && errno != EINTR)
+		if (poll(p, pidfd >= 0 ? 2 : 1, X_WATCH_MS) < 0 && errno != EINTR)
 			break;
+		if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			/* ai-exec died: so does all it ran, whatever became of bubblewrap */
+			kill(-1, SIGKILL);
+			_exit(128 + SIGKILL);
+		}
 		if (c->tasks > 0 && !over && over_procs(c->tasks)) {
 			over = 1;
 			status("T", NULL, NULL);
@@ -495,8 +510,12 @@ x_confine_main(int argc, char **argv)
 		return 127;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* bubblewrap's --die-with-parent, again: its own may not reach the helper */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* the sandbox is up: said before the program can write anything */
 	status("R", NULL, NULL);
+	if (orphaned())
+		return 128 + SIGKILL; /* ai-exec died while bubblewrap set up: nothing is run */
 	pid = fork();
 	if (pid < 0) {
 		status("E", "cannot fork", strerror(errno));
