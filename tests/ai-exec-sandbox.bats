@@ -355,7 +355,7 @@ for what, fam, kind, addr in (('tcp', socket.AF_INET, socket.SOCK_STREAM, ('127.
 	! pgrep -f 'sleep 6075[12]'
 	# early: killed while bubblewrap sets the sandbox up, the program never runs unwatched.
 	# (bubblewrap's own child can be left waiting for its dead parent, which never lets
-	# it run anything: bubblewrap's issue 633; swept here)
+	# it run anything: a race of bubblewrap's --die-with-parent; swept here)
 	for n in 1 2 3 4 5 6 7 8; do
 		ai-exec --policy "$LAX" --approve L1 --run sh -c 'sleep 60753' >/dev/null 2>&1 &
 		pid=$!
@@ -376,12 +376,10 @@ for what, fam, kind, addr in (('tcp', socket.AF_INET, socket.SOCK_STREAM, ('127.
 @test "a fork bomb stops at --max-procs, a limit (3), with everything it started; as an unprivileged user too" {
 	# as root, whom RLIMIT_NPROC does not hold, the bomb is bounded (2047 processes in all), so
 	# that a failure here could not take the machine's processes
-	t0=$(now_ms)
 	run --separate-stderr ai-exec --policy "$LAX" --approve L1 --max-procs 30 --run sh -c \
 		'b() { [ "$1" -gt 0 ] || exec sleep 60731; b $(($1 - 1)) & b $(($1 - 1)) & wait; }; b 10'
 	[ "$status" -eq 3 ]
 	[ "$stderr" = "${stderr%%ai-exec:*}ai-exec: sh: had more than 30 processes at a time (--max-procs): stopped it and all it started" ]
-	[ $(($(now_ms) - t0)) -lt 20000 ]
 	sleep 0.3
 	! pgrep -f 'sleep 60731'
 	# one that starts them one after the other, too
