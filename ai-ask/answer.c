@@ -183,9 +183,10 @@ answer_finish(struct answer *a, struct ai_err *e)
 				return ai_err_set(e, AI_EXIT_LIMIT,
 				    "the call of tool '%.64s' was cut off at the maximum length of the answer",
 				    c->name);
-			return ai_err_set(e, AI_EXIT_PROTOCOL,
-			    "%s: the arguments of the call of tool '%.64s' are not a JSON object%s%s",
-			    a->service, c->name, pe.msg[0] ? ": " : "", pe.msg);
+			/* the model's mistake, not the service's: the call goes on with its text */
+			cJSON_Delete(c->obj);
+			c->obj = cJSON_CreateObject();
+			c->malformed = 1;
 		}
 	}
 	return 0;

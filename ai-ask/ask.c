@@ -543,6 +543,10 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 		cJSON_AddItemToObject(rec, "arguments", cJSON_Duplicate(a->calls[i].obj, 1));
 		if (a->calls[i].sig != NULL)
 			ai_json_addstr(rec, "signature", a->calls[i].sig);
+		/* arguments that are not an object: the model's text, for the caller to answer */
+		if (a->calls[i].malformed)
+			ai_json_addstrn(rec, "arguments_text", a->calls[i].args.buf,
+			    a->calls[i].args.len);
 		cJSON_AddItemToArray(out_recs, rec);
 	}
 	usage = usage_record(r, &price, &priced);

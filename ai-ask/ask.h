@@ -195,6 +195,7 @@ struct call {
 	struct ai_buf args;      /* the arguments as JSON text, as they arrived */
 	char *sig;               /* the provider's signature of the call (Gemini), or NULL */
 	cJSON *obj;              /* the parsed arguments object (after answer_finish) */
+	int malformed;           /* args is not a JSON object: obj is {} */
 };
 
 /* Text a model reasons in (never part of the answer), with what it needs sent back. */
@@ -257,7 +258,10 @@ void call_set(char **field, const char *value);
 /* The thought with this key, made when absent; text of it. */
 struct thought *answer_thought(struct answer *a, long key);
 void answer_reason(struct answer *a, long key, const char *p, size_t n);
-/* Parse and check every call's arguments (an object; empty means {}). */
+/*
+ * Parse and check every call's arguments (an object; empty means {}; what
+ * is not an object is {}, and the call marked malformed).
+ */
 int answer_finish(struct answer *a, struct ai_err *e);
 /* Usage fields of a provider's usage object, by member name. */
 void answer_usage(struct answer *a, const cJSON *u, const char *in, const char *out,

@@ -10,6 +10,8 @@
  *              table of tools: "execute" and "run".
  *   audit.c    the audit log.
  *   jtext.c    bytes as JSON text.
+ *   filter.c   system-call filters (seccomp), for the language's child and
+ *              for the programs.
  *
  * Errors are struct ai_err with the exit code of their kind: 65 usage,
  * 77 policy, 3 limit, 75 timeout, 69 unavailable, 1 execution (x_kind).
@@ -22,6 +24,7 @@
 #include <sys/types.h>
 
 #include <cjson/cJSON.h>
+#include <linux/filter.h>
 
 #include "buf.h"
 #include "err.h"
@@ -53,6 +56,31 @@ void x_json_addtext(cJSON *obj, const char *key, const char *p, size_t n);
 /* The same with secrets redacted (audit lines); null when s is NULL. */
 void x_json_addredacted(cJSON *obj, const char *key, const char *s, size_t n);
 
+/* ---- filter.c ---- */
+
+/* A seccomp filter being built: rules in order, then "allow". */
+struct x_bpf {
+	struct sock_filter f[256];
+	unsigned short n;
+	int overflow;
+};
+
+/* Whether filters can be built for this architecture. */
+int x_bpf_supported(void);
+/* The head: another architecture (and x32) refused with ENOSYS. */
+void x_bpf_begin(struct x_bpf *p);
+/* System call nr fails with errno e. */
+void x_bpf_deny(struct x_bpf *p, long nr, int e);
+/* ... when its argument arg (its low 32 bits) has any of flags. */
+void x_bpf_deny_flags(struct x_bpf *p, long nr, int arg, uint32_t flags, int e);
+/* ... when its argument arg (its low 32 bits) is value. */
+void x_bpf_deny_value(struct x_bpf *p, long nr, int arg, uint32_t value, int e);
+/*
+ * End with "allow", set no_new_privs and install the filter on the calling
+ * thread; 0, or with listener the notification descriptor; -1 with errno.
+ */
+int x_bpf_install(struct x_bpf *p, int listener);
+
 /* ---- tool.c ---- */
 
 /* A string argument: 1 found, 0 absent or null, -1 (65) of another type. */
@@ -60,6 +88,11 @@ int x_str_arg(const cJSON *args, const char *key, const char **out, struct ai_er
 /* args is an object whose members are all in names; else 65, "unknown argument 'x' (TAKES)". */
 int x_args_known(const cJSON *args, const char *const *names, const char *takes,
     struct ai_err *e);
+/*
+ * Write a record on standard output, with every secret the suite knows (and
+ * their like: redact.h's output rules) replaced by "[REDACTED]" first.
+ */
+int x_record_write(cJSON *rec, struct ai_err *e);
 /* A tool_result's common head: id (when not NULL), name, ok, and error and error_kind when !ok. */
 cJSON *x_result_head(const cJSON *id, const char *name, int ok, const struct ai_err *err);
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tool.h"
+#include "config.h"
 #include "io.h"
 #include "msg.h"
 #include "opt.h"
@@ -100,7 +101,7 @@ one_command(struct x_ctx *c, const char *command, uint64_t start, uint64_t size,
 	if (json) {
 		cJSON *rec = x_result_record(NULL, "execute", &r);
 
-		if (ai_record_write(stdout, rec, e) < 0)
+		if (x_record_write(rec, e) < 0)
 			code = -1;
 		cJSON_Delete(rec);
 		/* a command that ran and ended as it may (grep selecting nothing) did not fail */
@@ -148,7 +149,7 @@ one_run(struct x_ctx *c, char **ops, int nops, const char *reason, int json, str
 {
 	struct x_runcall call;
 	struct x_runres r;
-	int code;
+	int code, stopped;
 
 	memset(&call, 0, sizeof(call));
 	call.program = ops[0];
@@ -159,14 +160,13 @@ one_run(struct x_ctx *c, char **ops, int nops, const char *reason, int json, str
 		x_runres_free(&r);
 		return -1;
 	}
-	if (!r.ran || r.l.timed_out || r.l.over_cap)
-		code = r.err.code;
-	else
-		code = r.l.exit_code;
+	/* stopped by a limit or the timeout: ai-exec's status, not the program's */
+	stopped = !r.ran || r.err.code == AI_EXIT_LIMIT || r.err.code == AI_EXIT_TEMPFAIL;
+	code = stopped ? r.err.code : r.l.exit_code;
 	if (json) {
 		cJSON *rec = x_runres_record(NULL, &call, &r, c->run->tail);
 
-		if (ai_record_write(stdout, rec, e) < 0)
+		if (x_record_write(rec, e) < 0)
 			code = -1;
 		cJSON_Delete(rec);
 		if (code > 0 && !r.ok)
@@ -177,7 +177,7 @@ one_run(struct x_ctx *c, char **ops, int nops, const char *reason, int json, str
 	}
 	if (code >= 0 && !json && r.ran)
 		(void)print_bytes(stderr, r.l.err.buf, r.l.err.len, e);
-	if (code >= 0 && (!r.ran || r.l.timed_out || r.l.over_cap))
+	if (code >= 0 && stopped)
 		ai_err_print(&r.err);
 	x_runres_free(&r);
 	return code;
@@ -201,23 +201,62 @@ root_dir(const char *root, struct ai_err *e)
 	return real;
 }
 
+/*
+ * --policy: the programs, the root they work in, and (unless --unconfined)
+ * the sandbox they run in, checked before anything runs.
+ */
+static int
+load_programs(struct x_ctx *c, const char *policy, const char *root, int unconfined,
+    struct ai_err *e)
+{
+	struct x_runopts *ro = c->run;
+
+	ro->landlock = x_landlock_abi();
+	ro->root = root_dir(root, e);
+	if (ro->root == NULL)
+		return -1;
+	if (!unconfined && strcmp(ro->root, "/") == 0)
+		return ai_err_set(e, AI_EXIT_USAGE, "--root '%s': the root is all a program "
+		    "sees: it cannot be '/'", root ? root : ".");
+	c->progs = ai_xcalloc(1, sizeof(*c->progs));
+	if (x_progs_load(c->progs, policy, e) < 0) {
+		free(c->progs);
+		c->progs = NULL;
+		return -1;
+	}
+	if (unconfined) {
+		/* said once, and in the audit log of every run ("sandbox": "none") */
+		ai_warn("--unconfined: programs run without the sandbox, with the argument checks, "
+		    "the limits and Landlock alone");
+		return 0;
+	}
+	c->sandbox = ai_xcalloc(1, sizeof(*c->sandbox));
+	if (x_sandbox_init(c->sandbox, c->progs, e) < 0)
+		return -1;
+	c->sandbox->hide[0] = realpath(policy, NULL);
+	ro->sb = c->sandbox;
+	return 0;
+}
+
 static int
 run(int argc, char **argv, struct ai_err *e)
 {
 	static const char *const synopsis[] = {
 		"ai-exec [-jv] [--file PATH]... [--allow-url PREFIX]... [--audit FILE] "
 		"[--start N] [--size N] [--reason TEXT] [LIMITS] COMMAND",
-		"ai-exec [-jv] --policy FILE [--root DIR] [--approve LEVEL] [--audit FILE] "
-		"[--reason TEXT] [LIMITS] --run PROGRAM [ARG]...",
+		"ai-exec [-jv] --policy FILE [--root DIR] [--approve LEVEL] [--unconfined] "
+		"[--audit FILE] [--reason TEXT] [LIMITS] --run PROGRAM [ARG]...",
 		"ai-exec --serve [-v] [--file PATH]... [--allow-url PREFIX]... [--policy FILE] "
-		"[--root DIR] [--approve LEVEL] [--max-runs N] [--audit FILE] [LIMITS]",
+		"[--root DIR] [--approve LEVEL] [--unconfined] [--max-runs N] [--audit FILE] "
+		"[LIMITS]",
 		NULL
 	};
 	struct ai_strlist files = { NULL, 0 }, urls = { NULL, 0 };
 	const char *audit = NULL, *reason = NULL, *policy = NULL, *root = NULL, *approve = NULL;
 	int json = 0, serve = 0, verbose = 0, start_given = 0, size_given = 0, exitcode, nops, rc;
-	int runit = 0, max_runs_given = 0, tail_given = 0;
-	uint64_t max_runs = 5, tail = 40;
+	int runit = 0, max_runs_given = 0, tail_given = 0, unconfined = 0, cpu_given = 0;
+	int procs_given = 0;
+	uint64_t max_runs = 5, tail = 40, max_procs = 256;
 	uint64_t start = 0, size = 4096, max_size = 4096, max_file = 10 * MIB, max_read = 64 * MIB,
 	    max_output = 64 * MIB, max_memory = 512, max_cpu = 5, cache = 64;
 	double timeout = 30;
@@ -238,6 +277,8 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "programs work inside DIR (default: the current directory)" },
 		{ .type = AI_OPT_STR, .long_name = "approve", .value = &approve, .arg = "LEVEL",
 		  .help = "run up to LEVEL without asking: L0 or L1" },
+		{ .type = AI_OPT_FLAG, .long_name = "unconfined", .value = &unconfined,
+		  .help = "run programs without the sandbox: the checks alone" },
 		{ .type = AI_OPT_U64, .long_name = "max-runs", .value = &max_runs, .arg = "N",
 		  .min = 1, .max = 100000, .given = &max_runs_given,
 		  .help = "programs run per request (5)" },
@@ -261,9 +302,14 @@ run(int argc, char **argv, struct ai_err *e)
 		{ .type = AI_OPT_U64, .long_name = "max-output", .value = &max_output, .arg = "N",
 		  .min = 1, .max = 4096 * MIB, .help = "bytes one stage may produce (64 MiB)" },
 		{ .type = AI_OPT_U64, .long_name = "max-memory", .value = &max_memory, .arg = "MIB",
-		  .min = 64, .max = 1 << 20, .help = "memory of one command, MiB (512)" },
+		  .min = 64, .max = 1 << 20,
+		  .help = "memory of one command or program, MiB (512)" },
 		{ .type = AI_OPT_U64, .long_name = "max-cpu", .value = &max_cpu, .arg = "SECONDS",
-		  .min = 1, .max = 86400, .help = "CPU time of one command (5)" },
+		  .min = 1, .max = 86400, .given = &cpu_given,
+		  .help = "CPU time of one command (5), of a program (--timeout)" },
+		{ .type = AI_OPT_U64, .long_name = "max-procs", .value = &max_procs, .arg = "N",
+		  .min = 1, .max = 65536, .given = &procs_given,
+		  .help = "processes of one program at a time (256)" },
 		{ .type = AI_OPT_DOUBLE, .long_name = "timeout", .value = &timeout, .arg = "SECONDS",
 		  .dmin = 0.1, .dmax = 86400, .help = "wall-clock time of one command (30)" },
 		{ .type = AI_OPT_U64, .long_name = "cache", .value = &cache, .arg = "N",
@@ -300,9 +346,12 @@ run(int argc, char **argv, struct ai_err *e)
 	else if (runit && (files.n || urls.n || start_given || size_given || max_runs_given))
 		ai_err_set(e, AI_EXIT_USAGE,
 		    "--file, --allow-url, --start, --size and --max-runs do not go with --run");
-	else if (!runit && !serve && (policy || root || approve || max_runs_given || tail_given))
-		ai_err_set(e, AI_EXIT_USAGE,
-		    "--policy, --root, --approve, --max-runs and --tail go with --run or --serve");
+	else if (!runit && !serve && (policy || root || approve || max_runs_given || tail_given ||
+	    unconfined || procs_given))
+		ai_err_set(e, AI_EXIT_USAGE, "--policy, --root, --approve, --unconfined, "
+		    "--max-runs, --max-procs and --tail go with --run or --serve");
+	else if (policy == NULL && (unconfined || procs_given))
+		ai_err_set(e, AI_EXIT_USAGE, "--unconfined and --max-procs go with --policy");
 	else if (approve != NULL && strcmp(approve, "L0") != 0 && strcmp(approve, "L1") != 0)
 		ai_err_set(e, AI_EXIT_USAGE,
 		    "--approve takes L0 (ask nothing, run L0 only) or L1 (run L1 too); L2 never runs");
@@ -326,7 +375,10 @@ run(int argc, char **argv, struct ai_err *e)
 		ai_strlist_free(&urls);
 		return AI_EXIT_USAGE;
 	}
+	/* the secrets results must not show: the environment's, the configuration's */
+	ai_config_secrets();
 	x_policy_init(&c.pol);
+	c.pol.redact = serve || json;
 	c.verbose = verbose;
 	c.pol.lim.max_size = max_size;
 	c.pol.lim.max_file = max_file;
@@ -346,20 +398,13 @@ run(int argc, char **argv, struct ai_err *e)
 		ro->tail = tail;
 		ro->timeout_ms = (int64_t)(timeout * 1000);
 		ro->max_out = max_output;
-		if (policy != NULL) {
-			ro->landlock = x_landlock_abi();
-			ro->root = root_dir(root, e);
-			if (ro->root == NULL) {
-				rc = -1;
-			} else {
-				c.progs = ai_xcalloc(1, sizeof(*c.progs));
-				rc = x_progs_load(c.progs, policy, e);
-				if (rc < 0) {
-					free(c.progs);
-					c.progs = NULL;
-				}
-			}
-		}
+		ro->max_memory = max_memory * MIB;
+		/* a program's CPU time is bounded by its wall-clock time unless told otherwise */
+		ro->max_cpu = cpu_given ? max_cpu : (uint64_t)timeout + 1;
+		ro->max_tasks = max_procs;
+		ro->redact = serve || json;
+		if (policy != NULL)
+			rc = load_programs(&c, policy, root, unconfined, e);
 	}
 	for (i = 0; i < files.n && rc == 0; i++)
 		rc = x_policy_add_file(&c.pol, files.v[i], e);
@@ -367,6 +412,8 @@ run(int argc, char **argv, struct ai_err *e)
 		rc = x_policy_add_url(&c.pol, urls.v[i], e);
 	if (rc == 0)
 		rc = x_audit_open(&c.audit, audit, e);
+	if (rc == 0 && c.sandbox != NULL && audit != NULL)
+		c.sandbox->hide[1] = realpath(audit, NULL);
 	ai_strlist_free(&files);
 	ai_strlist_free(&urls);
 	if (rc < 0) {
@@ -377,9 +424,9 @@ run(int argc, char **argv, struct ai_err *e)
 	}
 	x_policy_seal(&c.pol);
 	if (verbose && c.progs != NULL)
-		ai_error("policy '%s': %zu programs; Landlock %s", policy, c.progs->n,
-		    c.run->landlock > 0 ? "available: L0 programs run read-only" :
-		    "not available: L0 programs run unconfined");
+		ai_error("policy '%s': %zu programs, %s; Landlock %s", policy, c.progs->n,
+		    c.run->sb != NULL ? "each in a bubblewrap sandbox" : "without a sandbox",
+		    c.run->landlock > 0 ? "available" : "not available");
 	if (serve)
 		rc = x_serve(&c, STDIN_FILENO, e) < 0 ? -1 : AI_EXIT_OK;
 	else if (runit)
@@ -396,6 +443,14 @@ int
 main(int argc, char **argv)
 {
 	struct ai_err e = AI_ERR_INIT;
+
+	/*
+	 * Inside the sandbox, ai-exec is the helper that confines the program
+	 * (prog/confine.c); it ends without exit handlers (a sanitizer's leak
+	 * check has nothing to find there, and could change its status).
+	 */
+	if (argc > 0 && strcmp(argv[0], X_HELPER) == 0)
+		_exit(x_confine_main(argc, argv));
 
 	ai_init(argv[0]);
 	return ai_finish(run(argc, argv, &e), &e);

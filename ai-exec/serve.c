@@ -195,7 +195,7 @@ x_serve(struct x_ctx *c, int fd, struct ai_err *e)
 			snprintf(msg, sizeof(msg), "%s", e->msg);
 			ai_err_clear(e);
 			out = refusal(NULL, NULL, AI_EXIT_DATAERR, msg);
-			rc = ai_record_write(stdout, out, e);
+			rc = x_record_write(out, e);
 			cJSON_Delete(out);
 			if (rc < 0 || ai_reader_skip_line(&rd, e) < 0) {
 				rc = -1;
@@ -210,7 +210,7 @@ x_serve(struct x_ctx *c, int fd, struct ai_err *e)
 			rc = r > 0 ? ai_error_pass(line, len, 1, e) : -1;
 			break;
 		}
-		rc = ai_record_write(stdout, out, e);
+		rc = x_record_write(out, e);
 		cJSON_Delete(out);
 		if (rc < 0)
 			break;

@@ -28,6 +28,7 @@ x_kind(int code)
 	case AI_EXIT_TEMPFAIL:
 		return "timeout";
 	case AI_EXIT_UNAVAILABLE:
+	case AI_EXIT_CONFIG:
 		return "unavailable";
 	default:
 		return "execution";
@@ -92,6 +93,13 @@ x_args_known(const cJSON *args, const char *const *names, const char *takes, str
 	return 0;
 }
 
+int
+x_record_write(cJSON *rec, struct ai_err *e)
+{
+	ai_json_redact(rec);
+	return ai_record_write(stdout, rec, e);
+}
+
 void
 x_ctx_free(struct x_ctx *c)
 {
@@ -110,6 +118,10 @@ x_ctx_free(struct x_ctx *c)
 		x_progs_free(c->progs);
 	free(c->progs);
 	c->progs = NULL;
+	if (c->sandbox != NULL)
+		x_sandbox_free(c->sandbox);
+	free(c->sandbox);
+	c->sandbox = NULL;
 	if (c->run != NULL)
 		free((char *)c->run->root);
 	free(c->run);

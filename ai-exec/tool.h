@@ -20,6 +20,7 @@ struct x_cache_entry {
 struct x_ctx {
 	struct x_policy pol;
 	struct x_progs *progs;     /* the policy of programs, NULL without --policy */
+	struct x_sandbox *sandbox; /* what the sandbox needs, NULL with --unconfined */
 	struct x_runopts *run;
 	struct x_audit audit;
 	struct x_cache_entry *cache;

@@ -6,5 +6,6 @@ $(patsubst %.c,%.o,$(wildcard ai-exec/*.c ai-exec/*/*.c)) tests/helpers/exec-par
 	$(wildcard ai-exec/*.h ai-exec/*/*.h)
 
 tests/helpers/exec-parsers: tests/helpers/exec-parsers.o ai-exec/prog/outparse.o ai-exec/jtext.o \
+		ai-exec/prog/path.o \
 		ai-exec/prog/gitcfg.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)

@@ -77,8 +77,9 @@ matches(const char *name, const char *const *pats, int flags)
 /*
  * Whether a child of this kind keeps the variable: its own tool's settings
  * (keys included) stay; another tool's settings and anything that looks
- * like a secret go.  ai-exec keeps nothing of the suite's (it reads no
- * configuration) and no secret at all.
+ * like a secret go.  ai-exec keeps nothing of the suite's but where the
+ * configuration is (it reads it only for the secrets it must hide) and no
+ * secret at all.
  */
 /* Variables the configuration names for a profile's key ("key_env"): the model's too. */
 static const char *extra_model_vars[16];
@@ -108,7 +109,9 @@ keep_var(int kind, const char *name)
 		return 1;
 	if (model || search || matches(name, secret_vars, FNM_CASEFOLD))
 		return 0;
-	if (kind == KIND_EXEC && strncmp(name, "AICLI_", 6) == 0)
+	/* ai-exec reads the configuration only to hide it: it must find the same file */
+	if (kind == KIND_EXEC && strncmp(name, "AICLI_", 6) == 0 &&
+	    strcmp(name, "AICLI_CONFIG") != 0)
 		return 0;
 	return 1;
 }

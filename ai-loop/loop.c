@@ -26,6 +26,7 @@
 #include "loop.h"
 #include "msg.h"
 #include "record.h"
+#include "redact.h"
 #include "text.h"
 #include "util.h"
 #include "banned.h"
@@ -55,6 +56,8 @@ struct ask {
 
 /* ---- output ---- */
 
+static int emit(struct loop *L, const char *line, size_t len, int where, struct ai_err *e);
+
 static int
 write_fd(int fd, const char *what, const char *p, size_t n, struct ai_err *e)
 {
@@ -64,8 +67,79 @@ write_fd(int fd, const char *what, const char *p, size_t n, struct ai_err *e)
 	return 0;
 }
 
+/*
+ * A record line with every secret the suite knows (and their like)
+ * replaced, to free; NULL when it holds none.  Whatever ai-loop writes or
+ * sends goes through here.
+ */
+static char *
+redacted(const char *line, size_t len)
+{
+	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	struct ai_err e = AI_ERR_INIT;
+	cJSON *rec;
+	char *out = NULL;
+
+	/* a first look at the text: most records hold nothing to hide */
+	ai_redact_output(&b, line, len);
+	if (b.len == len && memcmp(b.buf, line, len) == 0 && ai_secret_json_plain()) {
+		ai_buf_release(&b);
+		return NULL;
+	}
+	ai_buf_release(&b);
+	rec = ai_json_parse(line, len, &e);
+	if (rec != NULL && ai_json_redact(rec))
+		out = ai_json_print(rec);
+	cJSON_Delete(rec);
+	return out;
+}
+
+/* Redact every record line of b in place. */
+static void
+redact_lines(struct ai_buf *b)
+{
+	struct ai_buf out = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	const char *p = b->buf, *end = b->buf + b->len;
+	int any = 0;
+
+	while (p < end) {
+		const char *lf = memchr(p, '\n', (size_t)(end - p));
+		size_t len = lf ? (size_t)(lf - p) : (size_t)(end - p);
+		char *r = redacted(p, len);
+
+		ai_buf_adds(&out, r ? r : "");
+		if (r == NULL)
+			ai_buf_add(&out, p, len);
+		if (lf != NULL)
+			ai_buf_addc(&out, '\n');
+		any |= r != NULL;
+		free(r);
+		p += len + (lf != NULL);
+	}
+	if (any) {
+		ai_buf_reset(b);
+		ai_buf_add(b, out.buf, out.len);
+	}
+	ai_buf_release(&out);
+}
+
 int
 loop_emit(struct loop *L, const char *line, size_t len, int where, struct ai_err *e)
+{
+	char *r = redacted(line, len);
+	int rc;
+
+	if (r != NULL) {
+		rc = emit(L, r, strlen(r), where, e);
+		free(r);
+		return rc;
+	}
+	return emit(L, line, len, where, e);
+}
+
+/* One record, already redacted, to each output where says. */
+static int
+emit(struct loop *L, const char *line, size_t len, int where, struct ai_err *e)
 {
 	if ((where & TO_STREAM) && L->o->json) {
 		int rc;
@@ -209,8 +283,10 @@ open_outputs(struct loop *L, struct ai_err *e)
 			rc = ai_err_set(e, AI_EXIT_IOERR, "cannot open transcript '%s': %s",
 			    L->o->transcript, strerror(errno));
 	}
-	if (rc == 0 && L->hist.len > 0)
+	if (rc == 0 && L->hist.len > 0) {
+		redact_lines(&L->hist);
 		rc = conv_replace(&L->conv, L->hist.buf, L->hist.len, e);
+	}
 	return rc;
 }
 
@@ -402,23 +478,31 @@ ask_line(struct job *j, const char *line, size_t len, struct ai_err *e)
 	} else if (strcmp(type, "tool_call") == 0 && a->mode == MODE_STEP) {
 		struct call *c;
 
+		char *fixed = NULL;
+		int changed;
+
 		L->calls = ai_xrealloc(L->calls, (L->ncalls + 1) * sizeof(*L->calls));
 		c = &L->calls[L->ncalls++];
 		memset(c, 0, sizeof(*c));
 		c->rec = rec;
 		rec = NULL;
-		c->id = ai_json_str(c->rec, "id");
-		c->name = ai_json_str(c->rec, "name");
-		if (c->id == NULL || c->name == NULL ||
-		    !cJSON_IsObject(ai_json_get(c->rec, "arguments"))) {
+		if (ai_json_str(c->rec, "name") == NULL) {
 			L->ncalls--;
 			cJSON_Delete(c->rec);
-			return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' wrote a tool call without an "
-			    "id, a name or an arguments object (line %lu)", j->name, j->out.lineno);
+			return ai_err_set(e, AI_EXIT_PROTOCOL, "'%s' wrote a tool call without a "
+			    "name (line %lu)", j->name, j->out.lineno);
+		}
+		tools_accept(L, c, &changed);
+		if (changed) {
+			/* the call as the conversation keeps it: with the id it was given */
+			fixed = ai_json_print(c->rec);
+			line = fixed;
+			len = strlen(fixed);
 		}
 		rc = loop_emit(L, line, len, TO_STREAM, e);
 		ai_buf_add(&a->lines, line, len);
 		ai_buf_addc(&a->lines, '\n');
+		free(fixed);
 	} else if (strcmp(type, "usage") == 0) {
 		uint64_t in;
 
@@ -691,6 +775,7 @@ maybe_compact(struct loop *L, struct ai_err *e)
 		if (o->verbose > 1)
 			job_relay(&j);
 		rc = context_usage(L, &j, e);
+		redact_lines(&out);
 		if (rc == 0 && conv_replace(&L->conv, out.buf, out.len, e) < 0) {
 			ai_err_prefix(e, "'ai-context' wrote a malformed record");
 			e->code = AI_EXIT_PROTOCOL;
@@ -809,15 +894,17 @@ static const char *const stop_names[] = { "", "answer", "max_steps", "max_calls"
 static int
 print_answer(struct loop *L, struct ai_err *e)
 {
-	struct ai_buf out = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	struct ai_buf out = AI_BUF_INIT(AI_BUF_NOLIMIT), red = AI_BUF_INIT(AI_BUF_NOLIMIT);
 	int rc;
 
 	if (L->o->json || !L->have_answer)
 		return 0;
+	ai_redact_output(&red, L->answer.buf, L->answer.len);
 	if (isatty(1))
-		ai_term_sanitize(&out, L->answer.buf, L->answer.len);
+		ai_term_sanitize(&out, red.buf, red.len);
 	else
-		ai_buf_add(&out, L->answer.buf, L->answer.len);
+		ai_buf_add(&out, red.buf, red.len);
+	ai_buf_release(&red);
 	if (out.len == 0 || out.buf[out.len - 1] != '\n')
 		ai_buf_addc(&out, '\n');
 	rc = ai_out_write(stdout, out.buf, out.len, e);
@@ -983,6 +1070,8 @@ loop_run(struct loop *L, struct ai_err *e)
 	status_start(L);
 	rc = open_outputs(L, e);
 	if (rc == 0)
+		tools_seen(L, L->hist.buf, L->hist.len);
+	if (rc == 0)
 		rc = read_input(L, e);
 	if (rc == 0)
 		rc = tools_setup(L, e);
@@ -1032,5 +1121,8 @@ loop_run(struct loop *L, struct ai_err *e)
 	while (L->nwarned > 0)
 		free(L->warned[--L->nwarned]);
 	free(L->warned);
+	while (L->nids > 0)
+		free(L->ids[--L->nids]);
+	free(L->ids);
 	return code;
 }

@@ -40,6 +40,7 @@ struct lopts {
 	const char *policy, *approve, *audit;
 	struct ai_strlist attach;    /* -a: files for ai-ask to send with the task */
 	const char *max_attach;
+	int unconfined;              /* --unconfined: passed to ai-exec */
 	const char *task;            /* the operands joined, or NULL */
 	const char *libexec;         /* AICLI_LIBEXEC or "libexec", or NULL */
 	const char *libexec_from;    /* where libexec came from, for messages */
@@ -170,6 +171,7 @@ struct call {
 	struct job search;      /* web_search: its ai-search */
 	cJSON *hits;            /* web_search: the results so far */
 	char *err_msg;          /* web_search: the error record's message */
+	char *bad;              /* why the call is malformed (its error result), or NULL */
 	int err_code;
 	int64_t t0, ms;
 };
@@ -207,6 +209,8 @@ struct loop {
 	int over_warned;
 	char **warned;                           /* tool warnings already shown */
 	size_t nwarned;
+	char **ids;                              /* the ids of the conversation's calls */
+	size_t nids;
 };
 
 /* The whole run; returns the exit status (e says why when it is not 0). */
@@ -239,6 +243,18 @@ void status_end(void);
 
 enum { ROUTE_NONE, ROUTE_EXEC, ROUTE_SEARCH };
 
+/*
+ * A call as the model gave it, made fit for the conversation before it is
+ * written anywhere: an id that is missing, empty or already used gets a new
+ * one; arguments over the size limit (then replaced by {}, so that the
+ * conversation does not carry them on), or that were not an object (ai-ask's
+ * arguments_text), make it malformed: c->bad says why, and it gets an error
+ * result instead of running.  *changed when c->rec was changed.  The call
+ * has a name.
+ */
+void tools_accept(struct loop *L, struct call *c, int *changed);
+/* Note the ids of the calls in these record lines (a continued conversation). */
+void tools_seen(struct loop *L, const char *p, size_t n);
 /* Write the declarations (and the auto-search schema) to sealed memfds. */
 int tools_setup(struct loop *L, struct ai_err *e);
 int tools_offered(const struct loop *L);

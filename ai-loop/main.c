@@ -24,9 +24,9 @@
 
 static const char *const synopsis[] = {
 	"ai-loop [-jnv] [-t NAME] [--max-steps N] [--file PATH]... [--allow-url PREFIX]... "
-	"[--search | --auto-search] [--policy FILE] [--budget TOKENS] [--max-calls N] "
-	"[--max-actions N] [--transcript FILE] [--continue FILE] [-m MODEL] [--provider NAME] "
-	"[-a FILE]... [-s TEXT] [option ...] [TASK ...]",
+	"[--search | --auto-search] [--policy FILE [--unconfined]] [--budget TOKENS] "
+	"[--max-calls N] [--max-actions N] [--transcript FILE] [--continue FILE] [-m MODEL] "
+	"[--provider NAME] [-a FILE]... [-s TEXT] [option ...] [TASK ...]",
 	"ai-loop --templates",
 	NULL
 };
@@ -66,6 +66,8 @@ settings(struct lopts *o, struct ai_config *cfg, struct ai_err *e)
 		return -1;
 	const cJSON *p;
 
+	/* every secret the suite knows, so that no record shows one */
+	ai_config_secrets();
 	o->libexec = ai_config_get(cfg, NULL, NULL, libexec_env, "libexec", NULL, &o->libexec_from);
 	cJSON_ArrayForEach(p, ai_config_object(cfg, "providers"))
 		if (ai_json_str(p, "key_env") != NULL)
@@ -121,6 +123,8 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "offer the run tool; ai-exec's policy of allowed programs" },
 		{ .type = AI_OPT_STR, .long_name = "approve", .value = &o.approve, .arg = "LEVEL",
 		  .help = "with --policy: run programs of this risk level too (L1)", .values = "L1" },
+		{ .type = AI_OPT_FLAG, .long_name = "unconfined", .value = &o.unconfined,
+		  .help = "with --policy: run programs without ai-exec's sandbox" },
 		{ .type = AI_OPT_STR, .long_name = "audit", .value = &o.audit, .arg = "FILE",
 		  .help = "ai-exec's audit log of every tool call" },
 		{ .type = AI_OPT_U64, .long_name = "budget", .value = &o.budget, .arg = "TOKENS",
@@ -192,6 +196,8 @@ run(int argc, char **argv, struct ai_err *e)
 		    "");
 	else if (o.approve != NULL && o.policy == NULL)
 		code = usage_error(e, "--approve needs --policy%s%s", "", "");
+	else if (o.unconfined && o.policy == NULL)
+		code = usage_error(e, "--unconfined needs --policy%s%s", "", "");
 	else if (o.audit != NULL && o.files.n == 0 && o.urls.n == 0 && o.policy == NULL)
 		code = usage_error(e, "--audit needs a tool that ai-exec runs (--file, --allow-url "
 		    "or --policy)%s%s", "", "");

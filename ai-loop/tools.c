@@ -29,6 +29,8 @@
 #include "banned.h"
 
 #define SEARCH_COUNT_MAX 10
+/* bytes of one call's arguments, as JSON: far above any tool's, far below a line's cap */
+#define MAX_CALL_ARGS ((size_t)256 << 10)
 #define SEARCH_COUNT_DEFAULT 5
 /* how long ai-exec may take to say it is ready */
 #define READY_MS 10000
@@ -209,6 +211,125 @@ tools_setup(struct loop *L, struct ai_err *e)
 	return rc;
 }
 
+/* ---- the calls as they come ---- */
+
+static int
+id_used(const struct loop *L, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < L->nids; i++)
+		if (strcmp(L->ids[i], id) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+id_add(struct loop *L, const char *id)
+{
+	L->ids = ai_xrealloc(L->ids, (L->nids + 1) * sizeof(*L->ids));
+	L->ids[L->nids++] = ai_xstrdup(id);
+}
+
+void
+tools_seen(struct loop *L, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	while (p < end) {
+		const char *lf = memchr(p, '\n', (size_t)(end - p));
+		size_t len = lf ? (size_t)(lf - p) : (size_t)(end - p);
+		struct ai_err e = AI_ERR_INIT;
+		cJSON *rec = ai_json_parse(p, len, &e);
+		const char *id = ai_json_str(rec, "id");
+
+		if (rec != NULL && strcmp(ai_record_type(rec), "tool_call") == 0 && id != NULL &&
+		    !id_used(L, id))
+			id_add(L, id);
+		cJSON_Delete(rec);
+		p += len + (lf != NULL);
+	}
+}
+
+static void
+set_bad(struct call *c, const char *fmt, ...) AI_PRINTF(2, 3);
+
+static void
+set_bad(struct call *c, const char *fmt, ...)
+{
+	char msg[AI_ERR_MSG_MAX];
+	va_list ap;
+
+	if (c->bad != NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->bad = ai_xstrdup(msg);
+}
+
+void
+tools_accept(struct loop *L, struct call *c, int *changed)
+{
+	const cJSON *id = ai_json_get(c->rec, "id"), *text = ai_json_get(c->rec, "arguments_text");
+	cJSON *args = cJSON_GetObjectItemCaseSensitive(c->rec, "arguments");
+	char ex[96];
+
+	*changed = 0;
+	c->name = ai_json_str(c->rec, "name");
+	if (!cJSON_IsString(id) || id->valuestring[0] == '\0' || id_used(L, id->valuestring)) {
+		/* one of its own, so that its result pairs with it alone */
+		char fresh[64];
+		unsigned k = 1;
+
+		do
+			snprintf(fresh, sizeof(fresh), "ai-loop-%lu-%u", L->steps, k++);
+		while (id_used(L, fresh));
+		if (!cJSON_IsString(id) || id->valuestring[0] == '\0')
+			set_bad(c, "the call has no id: each call needs one of its own (this one "
+			    "is now '%s'); call the tool again", fresh);
+		else
+			set_bad(c, "the call's id '%s' is an earlier call's: each call needs one "
+			    "of its own (this one is now '%s'); call the tool again",
+			    ai_excerpt(id->valuestring, strlen(id->valuestring), ex, sizeof(ex)),
+			    fresh);
+		cJSON_DeleteItemFromObjectCaseSensitive(c->rec, "id");
+		ai_json_addstr(c->rec, "id", fresh);
+		*changed = 1;
+	}
+	c->id = ai_json_str(c->rec, "id");
+	id_add(L, c->id);
+	if (cJSON_IsString(text)) {
+		set_bad(c, "the arguments are not a JSON object: '%s'; call the tool again with "
+		    "an object", ai_excerpt(text->valuestring, strlen(text->valuestring), ex,
+		    sizeof(ex)));
+		if (strlen(text->valuestring) > MAX_CALL_ARGS) {
+			/* the conversation does not carry it to every later step */
+			cJSON_DeleteItemFromObjectCaseSensitive(c->rec, "arguments_text");
+			*changed = 1;
+		}
+	} else if (!cJSON_IsObject(args)) {
+		set_bad(c, "the arguments are not a JSON object; call the tool again with an "
+		    "object");
+		cJSON_DeleteItemFromObjectCaseSensitive(c->rec, "arguments");
+		cJSON_AddItemToObject(c->rec, "arguments", cJSON_CreateObject());
+		*changed = 1;
+	} else {
+		char *t = ai_json_print(args);
+		size_t n = strlen(t);
+
+		free(t);
+		if (n > MAX_CALL_ARGS) {
+			set_bad(c, "the arguments are %zu bytes: at most %zu; call the tool again "
+			    "with less", n, MAX_CALL_ARGS);
+			/* the conversation does not carry them to every later step */
+			cJSON_DeleteItemFromObjectCaseSensitive(c->rec, "arguments");
+			cJSON_AddItemToObject(c->rec, "arguments", cJSON_CreateObject());
+			*changed = 1;
+		}
+	}
+}
+
 /* ---- results ---- */
 
 static char *
@@ -371,6 +492,8 @@ server_spawn(struct loop *L, struct server *sv, struct ai_err *e)
 	args_opt(&a, "--audit", o->audit);
 	args_opt(&a, "--policy", o->policy);
 	args_opt(&a, "--approve", o->approve);
+	if (o->unconfined)
+		args_add(&a, "--unconfined");
 	/* ai-exec's own cap counts the runs of its whole life; ai-loop caps each step */
 	args_opt(&a, "--max-runs", o->policy != NULL ? max_runs : NULL);
 	if (o->verbose > 1)
@@ -777,7 +900,9 @@ tools_dispatch(struct loop *L, struct ai_err *e)
 		unsigned count;
 
 		c->t0 = ai_now_ms();
-		if (i >= L->o->max_actions) {
+		if (c->bad != NULL) {
+			c->result = error_result(c, "usage", "%s", c->bad);
+		} else if (i >= L->o->max_actions) {
 			c->result = error_result(c, "limit", "too many tool calls in one step: "
 			    "only the first %llu are run; call this one again in the next step",
 			    (unsigned long long)L->o->max_actions);
@@ -958,6 +1083,7 @@ tools_free_calls(struct loop *L)
 		free(c->result);
 		free(c->err_msg);
 		free(c->key);
+		free(c->bad);
 	}
 	free(L->calls);
 	L->calls = NULL;

@@ -154,6 +154,66 @@ provider_secrets(const cJSON *providers, int *holds_secret)
 	}
 }
 
+static void register_env_secrets(void);
+
+size_t
+ai_config_files(char *out[AI_CONFIG_FILES])
+{
+	const char *p = getenv("AICLI_CONFIG"), *home = getenv("HOME");
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	size_t n = 0;
+
+	if (p != NULL && *p)
+		out[n++] = ai_xstrdup(p);
+	if (xdg != NULL && *xdg == '/')
+		out[n++] = candidate(xdg, "/aicli/config.json");
+	if (home != NULL && *home) {
+		out[n++] = candidate(home, "/.config/aicli/config.json");
+		out[n++] = candidate(home, "/.aicli.json");
+	}
+	return n;
+}
+
+/* The secret values of one file that may be the configuration, whatever else it holds. */
+static void
+file_secrets(const char *path)
+{
+	struct ai_buf b = AI_BUF_INIT(CONFIG_MAX);
+	struct ai_err e = AI_ERR_INIT;
+	struct stat st;
+	cJSON *doc, *k;
+	int holds, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || ai_read_fd(fd, &b, path, &e) < 0) {
+		close(fd);
+		ai_buf_release(&b);
+		return;
+	}
+	close(fd);
+	doc = ai_json_parse(b.buf, b.len, &e);
+	ai_buf_release(&b);
+	for (k = cJSON_IsObject(doc) ? doc->child : NULL; k != NULL; k = k->next)
+		if (cJSON_IsString(k) && is_secret_name(k->string))
+			ai_secret_add(k->valuestring);
+	provider_secrets(ai_json_get(doc, "providers"), &holds);
+	cJSON_Delete(doc);
+}
+
+void
+ai_config_secrets(void)
+{
+	char *files[AI_CONFIG_FILES];
+	size_t n = ai_config_files(files), i;
+
+	register_env_secrets();
+	for (i = 0; i < n; i++) {
+		file_secrets(files[i]);
+		free(files[i]);
+	}
+}
+
 static int
 check_keys(struct ai_config *c, int *holds_secret, struct ai_err *e)
 {

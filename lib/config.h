@@ -19,6 +19,7 @@
 #ifndef AI_CONFIG_H
 #define AI_CONFIG_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
@@ -36,6 +37,23 @@ struct ai_config {
  * defaulting to ~/.config), to free(); NULL when there is no home.
  */
 char *ai_config_dir(void);
+
+#define AI_CONFIG_FILES 4
+
+/*
+ * Every path the configuration may be read from, in order, whether it
+ * exists or not: $AICLI_CONFIG, $XDG_CONFIG_HOME/aicli/config.json,
+ * ~/.config/aicli/config.json, ~/.aicli.json.  Each to free; the count.
+ */
+size_t ai_config_files(char *out[AI_CONFIG_FILES]);
+
+/*
+ * Register with the redactor every secret the suite knows, without judging
+ * the configuration: the environment's (as ai_config_load does) and the
+ * secret keys of each of those files that can be read as JSON.  For a tool
+ * that does not otherwise read the configuration but must hide its secrets.
+ */
+void ai_config_secrets(void);
 
 /* Find and read the configuration file, if any.  Errors are AI_EXIT_CONFIG. */
 int ai_config_load(struct ai_config *c, struct ai_err *e);

@@ -4,6 +4,7 @@
 
 #include "json.h"
 #include "buf.h"
+#include "redact.h"
 #include "text.h"
 #include "util.h"
 #include "banned.h"
@@ -446,4 +447,49 @@ cJSON *
 ai_json_addnull(cJSON *obj, const char *key)
 {
 	return cJSON_AddNullToObject(obj, key);
+}
+
+/* s redacted into a new cJSON allocation, or NULL when nothing changes. */
+static char *
+redacted_copy(const char *s)
+{
+	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	size_t n = strlen(s);
+	char *copy = NULL;
+
+	ai_redact_output(&b, s, n);
+	if (b.len != n || memcmp(b.buf, s, n) != 0) {
+		copy = cJSON_malloc(b.len + 1);
+		if (copy == NULL)
+			ai_oom();
+		memcpy(copy, b.buf, b.len + 1);
+	}
+	ai_buf_release(&b);
+	return copy;
+}
+
+int
+ai_json_redact(cJSON *v)
+{
+	int changed = 0;
+	cJSON *c;
+	char *r;
+
+	if (v == NULL)
+		return 0;
+	if (v->string != NULL && !(v->type & cJSON_StringIsConst) &&
+	    (r = redacted_copy(v->string)) != NULL) {
+		cJSON_free(v->string);
+		v->string = r;
+		changed = 1;
+	}
+	if (cJSON_IsString(v) && v->valuestring != NULL &&
+	    (r = redacted_copy(v->valuestring)) != NULL) {
+		cJSON_free(v->valuestring);
+		v->valuestring = r;
+		changed = 1;
+	}
+	for (c = v->child; c != NULL; c = c->next)
+		changed |= ai_json_redact(c);
+	return changed;
 }

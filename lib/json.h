@@ -51,6 +51,12 @@ int ai_json_bool(const cJSON *obj, const char *key, int def);
 /* Compact text of v (to free()); never NULL. */
 char *ai_json_print(const cJSON *v);
 
+/*
+ * Replace the secrets redact.h finds in output (ai_redact_output) in every
+ * string of v, member names included, at any depth; 1 when one was found.
+ */
+int ai_json_redact(cJSON *v);
+
 /* Builders that never fail (cJSON's allocation goes through ai_xmalloc). */
 cJSON *ai_json_addstr(cJSON *obj, const char *key, const char *val);
 cJSON *ai_json_addstrn(cJSON *obj, const char *key, const char *val, size_t n);

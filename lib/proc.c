@@ -92,6 +92,17 @@ child_stream(int mode, int target, int pipe_end, int nullfd)
 	return 0;
 }
 
+/* In the child: fd becomes descriptor 3, kept across execve; the report pipe moves above it. */
+static int
+keep_fd3(int fd, int *report)
+{
+	if (*report == 3 && (*report = fcntl(3, F_DUPFD_CLOEXEC, 4)) < 0)
+		return -1;
+	if (fd != 3 && dup2(fd, 3) < 0)
+		return -1;
+	return fcntl(3, F_SETFD, 0);
+}
+
 static void
 child_fail(int fd, int err)
 {
@@ -131,6 +142,7 @@ ai_child_start(struct ai_child *c, struct ai_err *e)
 	}
 	if (c->pid == 0) {
 		sigset_t none;
+		unsigned first;
 		int sig;
 
 		for (sig = 1; sig < NSIG; sig++)
@@ -153,9 +165,12 @@ ai_child_start(struct ai_child *c, struct ai_err *e)
 			child_fail(report[1], errno);
 		if (c->before_exec != NULL && c->before_exec(c->before_exec_arg) < 0)
 			child_fail(report[1], errno);
-		/* Nothing of the parent's but the three streams (and the report pipe). */
-		if (report[1] > 3)
-			close_range(3, (unsigned)report[1] - 1, 0);
+		if (c->fd3 > 2 && keep_fd3(c->fd3, &report[1]) < 0)
+			child_fail(report[1], errno);
+		/* Nothing of the parent's but the three streams, fd3 (and the report pipe). */
+		first = c->fd3 > 2 ? 4 : 3;
+		if ((unsigned)report[1] > first)
+			close_range(first, (unsigned)report[1] - 1, 0);
 		close_range((unsigned)report[1] + 1, ~0U, 0);
 		if (c->cwd != NULL && chdir(c->cwd) < 0)
 			child_fail(report[1], errno);

@@ -6,9 +6,10 @@
  * (ai_find_program).  Its environment is the parent's minus env_unset
  * (names, or "PREFIX*" and "*SUFFIX" patterns), or empty with env_clear,
  * plus env_set.  Each standard stream is inherited, /dev/null, or a pipe
- * whose other end the parent holds.  All other descriptors are closed in the
- * child, signal dispositions are reset, and a failed exec is reported to the
- * parent as an error, not as a mysterious exit status 127.
+ * whose other end the parent holds; fd3 can hand one more descriptor down
+ * (a status pipe).  All other descriptors are closed in the child, signal
+ * dispositions are reset, and a failed exec is reported to the parent as an
+ * error, not as a mysterious exit status 127.
  *
  * ai_child_wait reaps the child (no zombie is left behind), killing it (its
  * whole process group when new_pgroup or new_session is set) with SIGTERM
@@ -41,6 +42,7 @@ struct ai_child {
 	int new_pgroup;                 /* the child leads a new process group */
 	int new_session;                /* ... and a new session, without a terminal */
 	int die_with_parent;            /* SIGTERM to the child if the parent dies */
+	int fd3;                        /* > 2: this descriptor is the child's 3, kept */
 	const char *cwd;
 	/*
 	 * Called in the child once its standard streams are in place, before

@@ -254,8 +254,9 @@ match_assignment(const char *s, size_t n, size_t *voff, size_t *vlen)
 	return 1;
 }
 
-int
-ai_redact(struct ai_buf *out, const char *s, size_t n)
+/* The redactor; assignments: also NAME=value and NAME: value (see redact.h). */
+static int
+redact(struct ai_buf *out, const char *s, size_t n, int assignments)
 {
 	size_t i = 0, run = 0;
 
@@ -341,7 +342,8 @@ ai_redact(struct ai_buf *out, const char *s, size_t n)
 			REDACT(i, m);
 			continue;
 		}
-		if (boundary && (isalpha(c) || c == '_') && match_assignment(s + i, n - i, &off, &len)) {
+		if (assignments && boundary && (isalpha(c) || c == '_') &&
+		    match_assignment(s + i, n - i, &off, &len)) {
 			/* Keep the name, replace the value. */
 			REDACT(i + off, len);
 			continue;
@@ -359,6 +361,78 @@ ai_redact(struct ai_buf *out, const char *s, size_t n)
 	return 0;
 #undef FLUSH_TO
 #undef REDACT
+}
+
+int
+ai_redact(struct ai_buf *out, const char *s, size_t n)
+{
+	return redact(out, s, n, 1);
+}
+
+int
+ai_redact_output(struct ai_buf *out, const char *s, size_t n)
+{
+	return redact(out, s, n, 0);
+}
+
+int
+ai_secret_json_plain(void)
+{
+	size_t i, k;
+
+	for (i = 0; i < nsecrets; i++)
+		for (k = 0; k < secret_len[i]; k++)
+			if ((unsigned char)secrets[i][k] < 0x20 || secrets[i][k] == '"' ||
+			    secrets[i][k] == '\\' || secrets[i][k] == 0x7f)
+				return 0;
+	return 1;
+}
+
+size_t
+ai_secret_maxlen(void)
+{
+	size_t i, max = 0;
+
+	for (i = 0; i < nsecrets; i++)
+		if (secret_len[i] > max)
+			max = secret_len[i];
+	return max;
+}
+
+int
+ai_redact_span(struct ai_buf *out, const char *s, size_t n, size_t from, size_t to)
+{
+	struct ai_buf mid = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	size_t back = ai_secret_maxlen(), p = from;
+	size_t end = 0; /* where the secrets found so far end */
+	int inside = 0, rc;
+
+	if (back > 0)
+		p = from >= back - 1 ? from - (back - 1) : 0;
+	/* from a secret's length before the page: a secret that starts there may reach into it */
+	for (; p < to; p++) {
+		size_t k;
+
+		for (k = 0; k < nsecrets; k++)
+			if (secret_len[k] <= n - p && s[p] == secrets[k][0] &&
+			    memcmp(s + p, secrets[k], secret_len[k]) == 0 &&
+			    p + secret_len[k] > end)
+				end = p + secret_len[k];
+		if (p < from)
+			continue;
+		if (p < end) {
+			/* one mark for the whole run of secret bytes within the page */
+			if (!inside)
+				ai_buf_adds(&mid, AI_REDACTED);
+			inside = 1;
+			continue;
+		}
+		inside = 0;
+		ai_buf_addc(&mid, s[p]);
+	}
+	rc = ai_redact_output(out, mid.buf, mid.len);
+	ai_buf_release(&mid);
+	return rc;
 }
 
 char *

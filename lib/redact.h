@@ -32,6 +32,23 @@ void ai_secret_clear(void);
 
 /* Append s with secrets replaced; -1 when out's cap would be passed. */
 int ai_redact(struct ai_buf *out, const char *s, size_t n);
+/*
+ * The same for what programs and files print (tool results, records): every
+ * rule but the NAME=value assignments, which would also take ordinary source
+ * code apart ("SECRET_KEY = os.environ[...]"); registered values always go.
+ */
+int ai_redact_output(struct ai_buf *out, const char *s, size_t n);
+/* Whether every registered value reads the same in JSON text (nothing to escape). */
+int ai_secret_json_plain(void);
+/* The length of the longest registered secret, 0 when there is none. */
+size_t ai_secret_maxlen(void);
+/*
+ * Append s[from..to), a page of s[0..n), with every registered secret that
+ * overlaps it replaced as a whole by one "[REDACTED]", one that the page's
+ * edges cut included (looked for in s around the page), then the output
+ * rules applied to the rest: no choice of page shows any part of a value.
+ */
+int ai_redact_span(struct ai_buf *out, const char *s, size_t n, size_t from, size_t to);
 /* Redact a C string into a new allocation (to free()). */
 char *ai_redact_str(const char *s);
 

@@ -932,12 +932,15 @@ stream_of() {
 	[ "${#lines[@]}" -eq 1 ]
 }
 
-@test "arguments that are not a JSON object are a protocol error" {
+@test "arguments that are not a JSON object: the call with {} and the model's text, for the caller to answer" {
 	mock_script '{"routes":{"POST /v1/chat/completions":[{"json":{"choices":[{"index":0,"message":{"role":"assistant",
-		"tool_calls":[{"id":"c1","type":"function","function":{"name":"multiply","arguments":"[1,2]"}}]},"finish_reason":"tool_calls"}]}}]}}'
+		"tool_calls":[{"id":"c1","type":"function","function":{"name":"multiply","arguments":"[1,2]"}},
+		{"id":"c2","type":"function","function":{"name":"multiply","arguments":"{\"a\": 2"}}]},"finish_reason":"tool_calls"}]}}]}}'
 	run --separate-stderr ask --provider openai-chat --json --tools "$T/tools.json" "x"
-	[ "$status" -eq 76 ]
-	[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT': the arguments of the call of tool 'multiply' are not a JSON object" ]
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = '{"type":"tool_call","id":"c1","name":"multiply","arguments":{},"arguments_text":"[1,2]"}' ]
+	[ "${lines[1]}" = '{"type":"tool_call","id":"c2","name":"multiply","arguments":{},"arguments_text":"{\"a\": 2"}' ]
 }
 
 @test "an answer larger than the 32 MiB cap stops with a protocol error" {

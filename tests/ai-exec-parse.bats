@@ -76,3 +76,16 @@ run_table() {
 	jq -e '.total == 4 and .items[0].path == "unterminated\\" and .items[1].path == "" and
 		.items[2].path == "" and .items[2].from == "a" and .items[3].path == "y"' <<<"$output"
 }
+
+@test "git configuration as git reads it: a byte-order mark, CRLF line ends, the sections and keys that name programs and files" {
+	run "$P" gitcfg < <(printf '\357\273\277[core] worktree = /elsewhere\r\n[include]\r\n\tpath = extra.cfg\r\n')
+	[ "$output" = '{"drivers":[],"includes":["extra.cfg"],"worktree":true}' ]
+	# a BOM anywhere else is a character git does not skip: that line is not a section
+	run "$P" gitcfg < <(printf '[core]\n\357\273\277[filter "x"]\n')
+	[ "$output" = '{"drivers":[],"includes":[],"worktree":false}' ]
+	run "$P" gitcfg < <(printf '[http "https://e.com/"]\r\n\tcookieFile = /x\r\n[credential "https://e.com"]\r\n\thelper = !evil\r\n[submodule "m"]\r\n\tupdate = !evil\r\n[remote "origin"]\r\n\turl = x\r\n\treceivepack = evil\r\n[blame]\r\n\tignoreRevsFile = ~/.aicli.json\r\n')
+	[ "$output" = '{"drivers":["http.https://e.com/","credential.https://e.com","submodule.m"],"includes":[],"worktree":false,"files":["~/.aicli.json"],"unsafe":"remote.origin.receivepack"}' ]
+	# a lone CR is part of the value, as git keeps it
+	run "$P" gitcfg < <(printf '[include]\n\tpath = a\rb\n')
+	[ "$output" = $'{"drivers":[],"includes":["a\\rb"],"worktree":false}' ]
+}

@@ -59,8 +59,11 @@ alive() {
 		"--run and --serve do not go together" --policy "$POLICY" --serve --run ls
 		"--file, --allow-url, --start, --size and --max-runs do not go with --run" --policy "$POLICY" --file notes.md --run ls
 		"--file, --allow-url, --start, --size and --max-runs do not go with --run" --policy "$POLICY" --max-runs 3 --run ls
-		"--policy, --root, --approve, --max-runs and --tail go with --run or --serve" --policy "$POLICY" 'cat notes.md'
-		"--policy, --root, --approve, --max-runs and --tail go with --run or --serve" --approve L1 --file notes.md 'cat notes.md'
+		"--policy, --root, --approve, --unconfined, --max-runs, --max-procs and --tail go with --run or --serve" --policy "$POLICY" 'cat notes.md'
+		"--policy, --root, --approve, --unconfined, --max-runs, --max-procs and --tail go with --run or --serve" --approve L1 --file notes.md 'cat notes.md'
+		"--policy, --root, --approve, --unconfined, --max-runs, --max-procs and --tail go with --run or --serve" --unconfined --file notes.md 'cat notes.md'
+		"--unconfined and --max-procs go with --policy" --serve --unconfined
+		"--unconfined and --max-procs go with --policy" --serve --max-procs 3
 		"--approve takes L0 (ask nothing, run L0 only) or L1 (run L1 too); L2 never runs" --policy "$POLICY" --approve L2 --run ls
 	)
 	local k=0 n
@@ -290,18 +293,22 @@ Run it? [y/N] y" ]
 }
 
 @test "timeout: the program and its grandchildren are killed, within bounds; the result is a timeout (75)" {
+	# the sleeps are found by their unusual durations: their PIDs inside the sandbox are not ours
 	t0=$(now_ms)
 	run --separate-stderr ai-exec --policy "$TPOL" --approve L1 --timeout 1 --run sh -c \
-		'sleep 60 & echo $! >pids; sh -c "sleep 61 & echo \$! >>pids; sleep 62" & echo $! >>pids; echo started; wait'
+		'sleep 60711 & sh -c "sleep 60712 & sleep 60713" & echo started; wait'
 	[ "$status" -eq 75 ]
 	[ $(($(now_ms) - t0)) -lt 5000 ]
 	[ "$output" = started ]
 	[[ "$stderr" == "ai-exec: sh: did not finish within 1."*" s: stopped it and its process group" ]]
-	[ "$(wc -l <pids)" -eq 3 ]
 	sleep 0.3
-	while read -r pid; do
-		! alive "$pid" || { echo "$pid is alive"; ps -o pid,pgid,stat,cmd -p "$pid"; false; }
-	done <pids
+	! pgrep -f 'sleep 6071[123]' || { ps -o pid,pgid,stat,cmd -p "$(pgrep -d, -f 'sleep 6071')"; false; }
+	# without the sandbox too
+	run ai-exec --policy "$TPOL" --unconfined --approve L1 --timeout 1 --run sh -c \
+		'sleep 60714 & sh -c "sleep 60715 & sleep 60716" & wait'
+	[ "$status" -eq 75 ]
+	sleep 0.3
+	! pgrep -f 'sleep 6071[456]'
 	# a call's own timeout is lower, never higher
 	echo "$(RMORE='{"timeout":0.5}' rcall t1 sh -c 'sleep 30')" >"$IN"
 	echo "$(RMORE='{"timeout":100}' rcall t2 sh -c 'sleep 30')" >>"$IN"
@@ -314,14 +321,18 @@ Run it? [y/N] y" ]
 
 @test "a program that ends leaves nothing behind: the rest of its process group is killed" {
 	t0=$(now_ms)
-	run ai-exec --policy "$TPOL" --approve L1 --run sh -c 'sleep 60 & echo $!'
+	run ai-exec --policy "$TPOL" --approve L1 --run sh -c 'sleep 60721 & echo started'
 	[ "$status" -eq 0 ]
 	[ $(($(now_ms) - t0)) -lt 3000 ]
 	sleep 0.3
-	! alive "$output"
+	! pgrep -f 'sleep 60721'
+	run ai-exec --policy "$TPOL" --unconfined --approve L1 --run sh -c 'sleep 60722 & echo started'
+	[ "$status" -eq 0 ]
+	sleep 0.3
+	! pgrep -f 'sleep 60722'
 	# a child that keeps the output open does not hold the call either
 	t0=$(now_ms)
-	run ai-exec --policy "$TPOL" --approve L1 --run sh -c 'sleep 60 >&1 & echo done'
+	run ai-exec --policy "$TPOL" --approve L1 --run sh -c 'sleep 60723 >&1 & echo done'
 	[ "$output" = done ]
 	[ $(($(now_ms) - t0)) -lt 3000 ]
 }
@@ -338,28 +349,38 @@ Run it? [y/N] y" ]
 @test "--max-output: a program past the cap is stopped, a limit (3); what came first is kept" {
 	run --separate-stderr ai-exec --policy "$TPOL" --max-output 1000 --run seq 1000000
 	[ "$status" -eq 3 ]
-	[ "$stderr" = "ai-exec: seq: wrote more than 1000 bytes on its standard output (--max-output): stopped it" ]
+	[ "$stderr" = "ai-exec: seq: wrote more than 1000 bytes on its standard output and error (--max-output): stopped it" ]
 	[ "${#output}" -le 1000 ]
 	[ "${lines[0]}" = 1 ]
 	run --separate-stderr ai-exec --policy "$TPOL" --max-output 1000 --json --run seq 1000000
-	[ "$stderr" = "ai-exec: seq: wrote more than 1000 bytes on its standard output (--max-output): stopped it" ]
-	jq -e '.ok == false and .error_kind == "limit" and .truncated and .exitCode != 0' <<<"${lines[0]}"
+	[ "$stderr" = "ai-exec: seq: wrote more than 1000 bytes on its standard output and error (--max-output): stopped it" ]
+	jq -e '.ok == false and .error_kind == "limit" and .truncated and .exitCode != 0' <<<"$output"
 }
 
-@test "Landlock: an L0 program cannot write a file or start another program; at L1 it can" {
+@test "Landlock: an L0 program cannot write a file or start another program, in the sandbox or without it; at L1 it can" {
 	landlock || skip "this kernel has no Landlock"
+	# in the sandbox the root is read-only at L0 before Landlock is asked
 	run --separate-stderr ai-exec --policy "$TPOL" --run touch made-at-L0
 	[ "$status" -eq 1 ]
 	[ ! -e made-at-L0 ]
-	[ "$stderr" = "touch: cannot touch 'made-at-L0': Permission denied" ]
-	run --separate-stderr ai-exec --policy "$TPOL" --run sh0 -c 'echo before; ls; echo x >written; sh -c "echo nested sh runs"'
-	[ "${lines[0]}" = before ]
-	[ "${lines[1]}" = "nested sh runs" ]
-	[[ "$stderr" == *"ls: Permission denied"* ]]
-	[ ! -e written ]
-	run ai-exec --policy "$TPOL" --approve L1 --run sh -c 'ls notes.md; echo x >written'
-	[ "$output" = notes.md ]
-	[ -e written ]
+	[ "$stderr" = "touch: cannot touch 'made-at-L0': Read-only file system" ]
+	# Landlock alone, without the sandbox
+	run --separate-stderr ai-exec --policy "$TPOL" --unconfined --run touch made-at-L0
+	[ "$status" -eq 1 ]
+	[ ! -e made-at-L0 ]
+	[ "$stderr" = "ai-exec: warning: --unconfined: programs run without the sandbox, with the argument checks, the limits and Landlock alone
+touch: cannot touch 'made-at-L0': Permission denied" ]
+	for how in "" --unconfined; do
+		run --separate-stderr ai-exec --policy "$TPOL" $how --run sh0 -c 'echo before; ls; echo x >written; sh -c "echo nested sh runs"'
+		[ "${lines[0]}" = before ]
+		[ "${lines[1]}" = "nested sh runs" ]
+		[[ "$stderr" == *"ls: Permission denied"* ]]
+		[ ! -e written ]
+		run --separate-stderr ai-exec --policy "$TPOL" $how --approve L1 --run sh -c 'ls notes.md; echo x >written'
+		[ "$output" = notes.md ]
+		[ -e written ]
+		rm written
+	done
 	# git at L0 is confined and works
 	run ai-exec --policy "$POLICY" --run git status --porcelain
 	[ "$status" -eq 0 ]
@@ -432,6 +453,33 @@ Run it? [y/N] y" ]
 	[ "$output" = deep ]
 	run ai-exec --policy "$POLICY" --run ls new/dir
 	[ "$status" -eq 2 ]
+}
+
+@test "paths are taken from where they are used: after tar -C, from a link's directory, in a DATA value's @FILE" {
+	# from a subdirectory: tar -C moves the base; what stays inside from there runs
+	RMORE='{"cwd":"src"}' rcall t1 tar -C "$PWD" -cf src/x.tar ../outside >"$IN"
+	RMORE='{"cwd":"src"}' rcall t2 tar -C "$PWD" -cf x.tar notes.md >>"$IN"
+	RMORE='{"cwd":"src"}' rcall t3 tar -C sub -cf ../../x.tar deep.txt >>"$IN"
+	run ai-exec --serve --policy "$POLICY" --approve L1 <"$IN"
+	jq -e '.ok == false and .error == "tar: '"'../outside'"' is outside the root '"'$PWD'"' (rule '"'root'"')"' <<<"${lines[0]}"
+	jq -e '.ok' <<<"${lines[1]}"
+	[ "$(tar -tf src/x.tar)" = notes.md ]
+	# tar opens its archive from the working directory, whatever -C says: inside from both
+	jq -e '.ok == false and .error == "tar: '"'../../x.tar'"' is outside the root '"'$PWD'"' (rule '"'root'"')"' <<<"${lines[2]}"
+	# a symbolic link's target: from the link's directory, not the working directory
+	run --separate-stderr ai-exec --policy "$POLICY" --approve L1 --run ln -s ../notes.md src/notes-link
+	[ "$status" -eq 0 ]
+	[ "$(cat src/notes-link)" = "$(cat notes.md)" ]
+	RMORE='{"cwd":"src/sub"}' rcall l1 ln -s ../x ../../up-link >"$IN"
+	RMORE='{"cwd":"src/sub"}' rcall l2 ln -s ../../notes.md ../../sub-link >>"$IN"
+	run ai-exec --serve --policy "$POLICY" --approve L1 <"$IN"
+	jq -e '.ok == false and .error_kind == "policy" and (.error | startswith("ln: '"'../x'"' is outside"))' <<<"${lines[0]}"
+	jq -e '.ok == false and .error_kind == "policy"' <<<"${lines[1]}"
+	[ ! -e up-link ] && [ ! -L sub-link ]
+	# curl's @FILE inside the root is allowed (and asked about: L1, the network)
+	run --separate-stderr ai-exec --policy "$POLICY" --run curl -d @notes.md http://127.0.0.1:9/
+	[ "$status" -eq 77 ]
+	[[ "$stderr" == *"level L1 needs confirmation and there is no terminal to ask"* ]]
 }
 
 # ---- results ----
@@ -623,7 +671,7 @@ Run it? [y/N] y" ]
 	jq -s -e --arg cwd "$PWD" '.[1] | .tool == "run" and .args == ["status","--porcelain"] and
 		.reason == "see the state" and .cwd == $cwd and .path == "/usr/bin/git" and .ok and
 		.exit_code == 0 and (.duration_ms | type) == "number" and .timed_out == false and
-		.stdout_bytes == 29 and .stderr_bytes == 0 and (.confined | type) == "boolean" and
+		.stdout_bytes == 29 and .stderr_bytes == 0 and .sandbox == "bubblewrap" and
 		(.time | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T"))' "$BATS_TEST_TMPDIR/audit.log"
 	jq -s -e '.[2] | .why == "git: refused at level L2 (rule '"'git reset --hard'"': discards uncommitted changes)" and
 		.error_kind == "policy" and .reason == "clean up, token [REDACTED]"' "$BATS_TEST_TMPDIR/audit.log"

@@ -277,7 +277,8 @@ SH
 }
 
 @test "--max-calls: no call past the quota; the calls asked for still run; exit 3" {
-	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$(calls c1 execute '{"command":"wc -l notes.md"}')}]},\"repeat_last\":true}"
+	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$(calls c1 execute '{"command":"wc -l notes.md"}')},
+		{\"json\":$(calls c2 execute '{"command":"wc -l notes.md"}')}]},\"repeat_last\":true}"
 	run --separate-stderr ai-loop -n --max-calls 2 --transcript t.ndjson --file notes.md "loop"
 	[ "$status" -eq 3 ]
 	[ -z "$output" ]
@@ -525,8 +526,10 @@ ai-loop: try 'ai-loop --help' for more information" ]
 	ex=$(cat "$W"/dump/ai-exec.env.*)
 	se=$(cat "$W"/dump/ai-search.env.*)
 	as=$(cat "$W"/dump/ai-ask.env.* | sort -u)
-	# ai-exec: no key, no configuration, nothing of the model's or the search's
-	! grep -E '^(OPENAI_API_KEY|ANTHROPIC_API_KEY|GOOGLE_API_KEY|GOOGLE_CSE_CX|BRAVE_API_KEY|GITHUB_TOKEN|AWS_SECRET_ACCESS_KEY|AICLI_CONFIG|AICLI_SEARCH_BASE_URL|OPENAI_BASE_URL)=' <<<"$ex"
+	# ai-exec: no key, nothing of the model's or the search's; where the configuration is
+	# (it reads it only for the secrets it must hide)
+	! grep -E '^(OPENAI_API_KEY|ANTHROPIC_API_KEY|GOOGLE_API_KEY|GOOGLE_CSE_CX|BRAVE_API_KEY|GITHUB_TOKEN|AWS_SECRET_ACCESS_KEY|AICLI_SEARCH_BASE_URL|OPENAI_BASE_URL)=' <<<"$ex"
+	grep -q "^AICLI_CONFIG=$AICLI_CONFIG\$" <<<"$ex"
 	! grep -E 'sk-loop|AIza|ghp_|aws-secret|brave-key|sk-ds-loop|gm-loop|wk-loop|DEEPSEEK_BASE_URL' <<<"$ex"
 	grep -q "^HOME=$HOME\$" <<<"$ex"
 	grep -q '^PATH=' <<<"$ex"
@@ -561,7 +564,7 @@ ai-loop: try 'ai-loop --help' for more information" ]
 	tr '\0' '\n' < "/proc/$srv/environ" > srv.env
 	wait "$pid"
 	grep -q '^PATH=' srv.env
-	! grep -E 'API_KEY|GOOGLE_CSE_CX|AICLI_CONFIG|sk-loop' srv.env
+	! grep -E 'API_KEY|GOOGLE_CSE_CX|sk-loop' srv.env
 }
 
 @test "a search that fails (no key): an error result, one warning, and the loop goes on" {
@@ -729,12 +732,79 @@ SH
 	[ "$status" -eq 76 ]
 	[ "$stderr" = "ai-loop: 'ai-ask' wrote a malformed record: line 2: column 1: unexpected character" ]
 	[ -z "$output" ]
-	# a tool call without an arguments object is malformed too
+	# a tool call without a name is malformed too (what the model gets wrong otherwise is
+	# answered with an error result: see "malformed calls")
 	printf '%s\n' '#!/bin/sh' 'cat >/dev/null' \
-		"echo '{\"type\":\"tool_call\",\"id\":\"c\",\"name\":\"execute\",\"arguments\":\"{}\"}'" > lx/ai-ask
+		"echo '{\"type\":\"tool_call\",\"id\":\"c\",\"arguments\":{}}'" > lx/ai-ask
 	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n "x"
 	[ "$status" -eq 76 ]
-	[[ "$stderr" == *"'ai-ask' wrote a tool call without an id, a name or an arguments object (line 1)" ]]
+	[ "$stderr" = "ai-loop: 'ai-ask' wrote a tool call without a name (line 1)" ]
+}
+
+@test "malformed calls: oversized or non-object arguments, an empty or repeated id: error results, and the loop goes on" {
+	# the first step's answer built by python: its arguments are larger than a command line
+	python3 - "$MOCK_FIXTURES/openai/responses_nonstream_function_call.json" \
+		"$(calls c6 execute '{"command":"wc -l notes.md"}')" "$(text pong)" >script.json <<'PY'
+import json, sys
+base = json.load(open(sys.argv[1]))
+def call(cid, args):
+    return {"id": "fc_" + cid, "type": "function_call", "status": "completed", "arguments": args,
+            "call_id": cid, "name": "execute"}
+first = dict(base, output=[
+    call("c1", json.dumps({"command": "wc -l notes.md", "reason": "x" * 300000})),
+    call("c2", "[1,2]"), call("c3", '{"command": "wc'),
+    call("", '{"command":"wc -l notes.md"}'),
+    call("c5", '{"command":"wc -c notes.md"}'), call("c5", '{"command":"wc -w notes.md"}')])
+print(json.dumps({"routes": {"POST /v1/responses": [{"json": first}, {"json": json.loads(sys.argv[2])},
+                                                    {"json": json.loads(sys.argv[3])}]}}))
+PY
+	mock_script_file script.json
+	run --separate-stderr ai-loop -n --max-actions 10 --json --transcript t.ndjson --file notes.md "x"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	local r
+	r=$(input 2 | jq -c '[.[] | select(.type == "function_call_output") | {call_id, o: (.output | fromjson)}]')
+	jq -e '.[0] | .call_id == "c1" and .o.ok == false and .o.error_kind == "usage" and
+		.o.error == "the arguments are 300040 bytes: at most 262144; call the tool again with less"' <<<"$r"
+	jq -e '.[1].o.error == "the arguments are not a JSON object: '"'[1,2]'"'; call the tool again with an object"' <<<"$r"
+	jq -e '.[2].o.error | startswith("the arguments are not a JSON object: ") and contains("command")' <<<"$r"
+	jq -e '.[3] | .call_id == "ai-loop-1-1" and .o.error == "the call has no id: each call needs one of its own (this one is now '"'ai-loop-1-1'"'); call the tool again"' <<<"$r"
+	jq -e '.[4] | .call_id == "c5" and .o.ok' <<<"$r"
+	jq -e '.[5] | .call_id == "ai-loop-1-2" and .o.error == "the call'"'"'s id '"'c5'"' is an earlier call'"'"'s: each call needs one of its own (this one is now '"'ai-loop-1-2'"'); call the tool again"' <<<"$r"
+	# every call of the conversation has an id of its own, and its one result; the oversized
+	# arguments are not carried on
+	input 2 | jq -e '[.[] | select(.type == "function_call") | .call_id] == ["c1","c2","c3","ai-loop-1-1","c5","ai-loop-1-2"]'
+	input 2 | jq -e '[.[] | select(.type == "function_call")][0].arguments == "{}"'
+	[ "$(wc -c <t.ndjson)" -lt 100000 ]
+	jq -s -e '[.[] | select(.type == "tool_call") | .id] | length == (unique | length)' t.ndjson
+	jq -s -e '([.[] | select(.type == "tool_call") | .id] | sort) == ([.[] | select(.type == "tool_result") | .id] | sort)' t.ndjson
+	# the model corrected itself; a call in a later step reusing an id is answered the same
+	input 3 | jq -e '[.[] | select(.type == "function_call_output")][-1].output | fromjson | .ok'
+	steps "$(calls d1 execute '{"command":"wc -l notes.md"}')" "$(calls d1 execute '{"command":"wc -l notes.md"}')" '{}'
+	run --separate-stderr ai-loop -n --file notes.md "x"
+	[ "$status" -eq 0 ]
+	input 3 | jq -e '[.[] | select(.type == "function_call_output")][-1] | .call_id == "ai-loop-2-1" and (.output | fromjson | .ok == false)'
+}
+
+@test "secrets never reach the model, the stream or the transcript: every value the suite knows, whatever its shape" {
+	local key=correct-horse-battery-staple-51 envkey=plain-env-value-987
+	printf '{"openai_api_key": "%s"}\n' "$key" > "$AICLI_CONFIG"
+	chmod 600 "$AICLI_CONFIG"
+	printf 'the key is %s\nthe other %s\n' "$key" "$envkey" > keys.txt
+	steps "$(calls k1 execute '{"command":"cat keys.txt"}')" "$(text "it is $key and $envkey")"
+	TAVILY_API_KEY=$envkey run --separate-stderr ai-loop -n --json --transcript t.ndjson --file keys.txt "is $key in keys.txt?"
+	[ "$status" -eq 0 ]
+	for where in "$output" "$stderr" "$(cat t.ndjson)" "$(mock_requests)"; do
+		[[ "$where" != *"$key"* && "$where" != *"$envkey"* ]] || { echo "leaked: $where"; false; }
+	done
+	# what was redacted, and how it reads
+	jq -s -e '.[0].content == "is [REDACTED] in keys.txt?"' t.ndjson
+	jq -s -e '[.[] | select(.type == "tool_result")][0].stdout_text == "the key is [REDACTED]\nthe other [REDACTED]\n"' t.ndjson
+	input 2 | jq -e '.[0].content | contains("[REDACTED]")'
+	# the answer on standard output too
+	steps "$(text "it is $key")"
+	run --separate-stderr ai-loop -n "x"
+	[ "$output" = "it is [REDACTED]" ]
 }
 
 @test "children are found in AICLI_LIBEXEC only when it is set, else next to ai-loop" {
@@ -831,6 +901,14 @@ SH
 		"additionalProperties":false}'
 	# ai-exec's --max-runs counts its whole life: ai-loop caps each step itself
 	[ "$(tr '\n' ' ' < exec.argv)" = "--serve --timeout 30 --policy policy.json --approve L1 --max-runs 50 " ]
+	# --unconfined, only when given, and only with --policy
+	steps "$(calls r1 run '{"program":"pwd","args":[]}')" '{}'
+	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --policy policy.json --unconfined "where?"
+	[ "$status" -eq 0 ]
+	[ "$(tr '\n' ' ' < exec.argv)" = "--serve --timeout 30 --policy policy.json --unconfined --max-runs 50 " ]
+	run --separate-stderr ai-loop -n --unconfined --file notes.md "x"
+	[ "$status" -eq 64 ]
+	[ "$stderr" = "ai-loop: --unconfined needs --policy"$'\n'"ai-loop: try 'ai-loop --help' for more information" ]
 	input 2 | jq -e '.[-1].output | fromjson | .ok and .exitCode == 0'
 	# without --policy, run is not a tool
 	steps "$(calls r1 run '{"program":"pwd"}')" '{}'

@@ -7,7 +7,7 @@ set -eu
 # the completions are tried in each shell; debhelper and lintian: make deb.
 pkgs="build-essential pkg-config libcurl4-openssl-dev libcjson-dev libjq-dev
 	bats jq curl python3 mandoc groff-base valgrind time clang libclang-rt-dev strace git ripgrep
-	zsh fish debhelper lintian"
+	zsh fish debhelper lintian bubblewrap"
 
 missing=""
 for p in $pkgs; do

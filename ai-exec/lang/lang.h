@@ -63,6 +63,7 @@ struct x_policy {
 	size_t nurls;
 	char *cwd;
 	struct x_limits lim;
+	int redact;           /* the output is for records: paged with its secrets replaced */
 	uint64_t fingerprint; /* of everything above, for the cache key */
 };
 

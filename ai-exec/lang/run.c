@@ -13,6 +13,9 @@
  * an error that names the limit.
  *
  * A lone "cat FILE" is paged by seeking, without reading the whole file.
+ * A page for a record has every secret that overlaps it replaced, whole
+ * (redact.h): its offsets are the output's, and no choice of page shows a
+ * part of one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +32,7 @@
 
 #include "lang.h"
 #include "json.h"
+#include "redact.h"
 #include "text.h"
 #include "util.h"
 #include "banned.h"
@@ -248,9 +252,27 @@ send_and_exit(int fd, struct ai_buf *msg)
 	_exit(0);
 }
 
+/*
+ * The page p[from..from+cut) of p[0..n): as it is, or for a record with
+ * every secret that overlaps it replaced (redact.h), whole.
+ */
+static void
+put_page(struct ai_buf *msg, const char *p, size_t n, size_t from, size_t cut, int redact)
+{
+	struct ai_buf red = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	if (!redact) {
+		put(msg, 'p', p + from, cut);
+		return;
+	}
+	ai_redact_span(&red, p, n, from, from + cut);
+	put(msg, 'p', red.buf, red.len);
+	ai_buf_release(&red);
+}
+
 /* Page data[start..) to at most size bytes, cut on a character boundary. */
 static void
-page(struct ai_buf *msg, const char *p, size_t total, uint64_t start, uint64_t size)
+page(struct ai_buf *msg, const char *p, size_t total, uint64_t start, uint64_t size, int redact)
 {
 	size_t cut = 0;
 
@@ -261,7 +283,7 @@ page(struct ai_buf *msg, const char *p, size_t total, uint64_t start, uint64_t s
 		cut = ai_utf8_cut(p + start, rest, max);
 		if (cut == 0)
 			cut = max; /* a page smaller than one character: cut the bytes */
-		put(msg, 'p', p + start, cut);
+		put_page(msg, p, total, (size_t)start, cut, redact);
 		if (start + cut < total)
 			put_u64(msg, 'n', start + cut);
 	}
@@ -275,7 +297,7 @@ seek_page(struct x_run *x, struct x_stage *st, uint64_t start, uint64_t size, st
 	char head[X_SNIFF], *buf;
 	struct stat sb;
 	ssize_t r;
-	size_t want, got = 0;
+	size_t want, got = 0, margin, before;
 	uint64_t total;
 
 	x->read[st->files[0]] = 1;
@@ -307,28 +329,38 @@ seek_page(struct x_run *x, struct x_stage *st, uint64_t start, uint64_t size, st
 		put_u64(msg, 't', total);
 		return;
 	}
-	/* one byte more than the page, to see whether the cut falls inside a character */
+	/*
+	 * One byte more than the page, to see whether the cut falls inside a
+	 * character; for a record, as much around it as the longest secret, to
+	 * see one the page's edges cut.
+	 */
+	margin = x->pol->redact ? ai_secret_maxlen() : 0;
+	before = (size_t)(start < margin ? start : margin);
 	want = (size_t)(size + 1 < total - start ? size + 1 : total - start);
+	want += before + (size_t)(total - start - want < margin ? total - start - want : margin);
 	buf = ai_xmalloc(want + 1);
 	while (got < want) {
 		do
-			r = pread(f->fd, buf + got, want - got, (off_t)(start + got));
+			r = pread(f->fd, buf + got, want - got, (off_t)(start - before + got));
 		while (r < 0 && errno == EINTR);
 		if (r <= 0)
 			break;
 		got += (size_t)r;
 	}
-	if (count_read(x, st, got) == 0) {
-		if (got < want)
-			total = start + got; /* the file shrank meanwhile */
-		/* page() looks at p[start..total): give it the window as if at offset 0 */
+	if (count_read(x, st, got) == 0 && got >= before) {
+		size_t avail = got - before;
+
+		if (got < want && start + avail < total)
+			total = start + avail; /* the file shrank meanwhile */
+		/* the page is buf[before..): from the window as if at offset 0 */
 		{
-			size_t max = size < got ? (size_t)size : got, cut = ai_utf8_cut(buf, got, max);
+			size_t max = size < avail ? (size_t)size : avail;
+			size_t cut = ai_utf8_cut(buf + before, avail, max);
 
 			if (cut == 0)
 				cut = max;
 			put_u64(msg, 't', total);
-			put(msg, 'p', buf, cut);
+			put_page(msg, buf, got, before, cut, x->pol->redact);
 			if (start + cut < total)
 				put_u64(msg, 'n', start + cut);
 		}
@@ -433,7 +465,7 @@ run_pipeline(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, 
 				break;
 		}
 		if (!x.abort.code)
-			page(msg, x.in.p, x.in.n, start, size);
+			page(msg, x.in.p, x.in.n, start, size, pol->redact);
 	}
 	/* status: abort ('a'), else failure ('f') and the exit code */
 	if (x.abort.code) {

@@ -30,10 +30,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-
 #include "lang.h"
 #include "banned.h"
 
@@ -60,49 +56,7 @@ __asan_default_options(void)
 }
 #endif
 
-#if defined(__x86_64__)
-#define X_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define X_ARCH AUDIT_ARCH_AARCH64
-#endif
-
-#ifdef X_ARCH
-
 #define WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
-#define ARG(n) (offsetof(struct seccomp_data, args) + (n) * sizeof(uint64_t))
-#define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
-#define DENY_ERRNO(e) RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
-
-struct filter {
-	struct sock_filter f[160];
-	unsigned short n;
-};
-
-static void
-emit(struct filter *p, struct sock_filter s)
-{
-	if (p->n < sizeof(p->f) / sizeof(p->f[0]))
-		p->f[p->n++] = s;
-}
-
-/* if (nr == which) return errno e; (the accumulator keeps nr) */
-static void
-deny(struct filter *p, long which, int e)
-{
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)which, 0, 1));
-	emit(p, (struct sock_filter)DENY_ERRNO(e));
-}
-
-/* if (nr == which) return (args[arg] & WRITE_FLAGS) ? EPERM : ALLOW; */
-static void
-deny_write_open(struct filter *p, long which, int arg)
-{
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)which, 0, 4));
-	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)ARG(arg)));
-	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, WRITE_FLAGS, 0, 1));
-	emit(p, (struct sock_filter)DENY_ERRNO(EPERM));
-	emit(p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
-}
 
 static void
 install_filter(int allow_net)
@@ -124,48 +78,25 @@ install_filter(int allow_net)
 		__NR_futimesat,
 #endif
 	};
-	struct filter p = { .n = 0 };
-	struct sock_fprog prog;
+	struct x_bpf p;
 	size_t i;
 
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    (unsigned)offsetof(struct seccomp_data, arch)));
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, X_ARCH, 1, 0));
-	emit(&p, (struct sock_filter)DENY_ERRNO(ENOSYS));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    (unsigned)offsetof(struct seccomp_data, nr)));
-#if defined(__x86_64__)
-	/* the x32 system-call numbers would bypass the list */
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
-	emit(&p, (struct sock_filter)DENY_ERRNO(ENOSYS));
-#endif
+	if (!x_bpf_supported())
+		return;
+	x_bpf_begin(&p);
 #ifdef __NR_openat2
-	deny(&p, __NR_openat2, ENOSYS); /* its flags are behind a pointer */
+	x_bpf_deny(&p, __NR_openat2, ENOSYS); /* its flags are behind a pointer */
 #endif
 	for (i = 0; i < sizeof(denied) / sizeof(denied[0]); i++)
-		deny(&p, denied[i], EPERM);
+		x_bpf_deny(&p, denied[i], EPERM);
 	if (!allow_net)
-		deny(&p, __NR_socket, EPERM);
+		x_bpf_deny(&p, __NR_socket, EPERM);
 #ifdef __NR_open
-	deny_write_open(&p, __NR_open, 1);
+	x_bpf_deny_flags(&p, __NR_open, 1, WRITE_FLAGS, EPERM);
 #endif
-	deny_write_open(&p, __NR_openat, 2);
-	emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
-	prog.len = p.n;
-	prog.filter = p.f;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
-		(void)prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	x_bpf_deny_flags(&p, __NR_openat, 2, WRITE_FLAGS, EPERM);
+	(void)x_bpf_install(&p, 0);
 }
-
-#else
-
-static void
-install_filter(int allow_net)
-{
-	(void)allow_net;
-}
-
-#endif
 
 /* A stack overflow (deep recursion in libjq on a deeply nested value) ends the child cleanly. */
 static void

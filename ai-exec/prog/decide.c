@@ -70,60 +70,6 @@ shown(const char *s, char *out, size_t n)
 	return ai_excerpt(s, strlen(s), out, n);
 }
 
-int
-x_inside_root(const char *root, const char *base, const char *path)
-{
-	struct ai_buf full = AI_BUF_INIT(AI_BUF_NOLIMIT), real = AI_BUF_INIT(AI_BUF_NOLIMIT);
-	size_t rootlen = strlen(root), cut;
-	char *r = NULL;
-	int ok = 0;
-
-	if (path[0] == '/')
-		ai_buf_adds(&full, path);
-	else
-		ai_buf_addf(&full, "%s/%s", base, path);
-	/* the longest part that exists, resolved as the kernel would */
-	cut = full.len;
-	for (;;) {
-		char save = full.buf[cut];
-
-		full.buf[cut] = '\0';
-		r = cut > 0 ? realpath(full.buf, NULL) : ai_xstrdup("/");
-		full.buf[cut] = save;
-		if (r != NULL)
-			break;
-		while (cut > 0 && full.buf[cut - 1] != '/')
-			cut--;
-		while (cut > 0 && full.buf[cut - 1] == '/')
-			cut--;
-	}
-	ai_buf_adds(&real, r);
-	free(r);
-	/* the rest does not exist: it may not climb */
-	{
-		const char *p = full.buf + cut;
-
-		while (*p) {
-			size_t len;
-
-			while (*p == '/')
-				p++;
-			len = strcspn(p, "/");
-			if (len == 2 && p[0] == '.' && p[1] == '.')
-				goto out;
-			if (len > 0 && !(len == 1 && p[0] == '.'))
-				ai_buf_addf(&real, "%s%.*s", real.len > 1 ? "/" : "", (int)len, p);
-			p += len;
-		}
-	}
-	ok = strcmp(root, "/") == 0 || strcmp(real.buf, root) == 0 ||
-	    (strncmp(real.buf, root, rootlen) == 0 && real.buf[rootlen] == '/');
-out:
-	ai_buf_release(&full);
-	ai_buf_release(&real);
-	return ok;
-}
-
 /* The working directory of a call: a real directory inside the root. */
 static int
 work_dir(const char *root, const char *cwd, struct x_decision *d, struct ai_err *e)
@@ -230,6 +176,10 @@ struct reader {
 	struct ai_err *e;
 	int level;
 	const char *rule, *why;
+	struct ai_buf base;        /* what relative paths are taken against: cwd, then -C's */
+	unsigned char seen[128];   /* the short options given ("-s" in "-sf" too) */
+	const char *ops[X_RUN_MAX_ARGS]; /* the operands, as given */
+	size_t nops;
 };
 
 static const struct x_optrule *
@@ -250,23 +200,85 @@ raise_to(struct reader *r, const struct x_optrule *o)
 	}
 }
 
-/* An operand or an option's value: a path inside the root. */
+/* A path taken against base must stay inside the root. */
 static int
-check_path(struct reader *r, const char *v)
+check_path_from(struct reader *r, const char *base, const char *v)
 {
 	char ex[200];
 
-	if (x_inside_root(r->root, r->d->cwd, v))
+	if (x_inside_root(r->root, base, v))
 		return 0;
 	return refuse(r->d, r->e, AI_EXIT_POLICY, "root", NULL, "'%s' is outside the root '%s'",
 	    shown(v, ex, sizeof(ex)), r->root);
 }
 
+/* An operand or an option's value: a path inside the root. */
+static int
+check_path(struct reader *r, const char *v)
+{
+	return check_path_from(r, r->base.buf, v);
+}
+
+/*
+ * A value named DATA: text, but "@FILE" and "NAME@FILE" (curl -d, -H,
+ * --data-urlencode) and "NAME=@FILE", "NAME=<FILE" (curl -F) read FILE,
+ * which must be inside the root (up to a ';', where curl -F's options begin).
+ */
+static int
+check_data(struct reader *r, const char *v)
+{
+	const char *at = strchr(v, '@'), *eq = strchr(v, '='), *f = NULL;
+
+	if (at != NULL && (eq == NULL || at < eq))
+		f = at + 1;
+	else if (eq != NULL && (eq[1] == '@' || eq[1] == '<'))
+		f = eq + 2;
+	if (f != NULL) {
+		struct ai_buf path = AI_BUF_INIT(AI_BUF_NOLIMIT);
+		int rc;
+
+		ai_buf_add(&path, f, strcspn(f, ";"));
+		rc = check_path(r, path.len ? path.buf : ".");
+		ai_buf_release(&path);
+		return rc;
+	}
+	return 0;
+}
+
+/* A value named CHDIR: the directory the paths after it are taken against. */
+static int
+change_base(struct reader *r, const char *v)
+{
+	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	if (check_path(r, v) < 0)
+		return -1;
+	if (v[0] == '/')
+		ai_buf_adds(&b, v);
+	else
+		ai_buf_addf(&b, "%s/%s", r->base.buf, v);
+	ai_buf_release(&r->base);
+	r->base = b;
+	return 0;
+}
+
+/*
+ * An option's value.  After a CHDIR value, a program may take another
+ * option's path from either directory (tar opens its -f archive from the
+ * working directory, make its -f makefile from -C's): it must stay inside
+ * from both.
+ */
 static int
 value_of(struct reader *r, const struct x_optrule *o, const char *v)
 {
 	if (v == NULL || o->text)
 		return 0;
+	if (o->data)
+		return check_data(r, v);
+	if (o->chdir)
+		return change_base(r, v);
+	if (strcmp(r->base.buf, r->d->cwd) != 0 && check_path_from(r, r->d->cwd, v) < 0)
+		return -1;
 	return check_path(r, v);
 }
 
@@ -304,6 +316,7 @@ short_group(struct reader *r, char *const *args, size_t n, size_t *i)
 			snprintf(what, sizeof(what), "%s' (in '%.100s", sp, a);
 			return not_allowed(r, what);
 		}
+		r->seen[(unsigned char)a[k] & 127] = 1;
 		raise_to(r, o);
 		if (o->arity == XA_VALUE) {
 			if (a[k + 1])
@@ -333,7 +346,9 @@ read_args(struct reader *r, char *const *args, size_t n)
 
 		if (endopts || a[0] != '-' || a[1] == '\0') {
 			operands++;
-			if (check_path(r, a) < 0)
+			r->ops[r->nops++] = a;
+			/* ln's operands are checked once all are read: a target is the link's */
+			if (r->p->harden != XH_LN && check_path(r, a) < 0)
 				return -1;
 			continue;
 		}
@@ -355,6 +370,8 @@ read_args(struct reader *r, char *const *args, size_t n)
 					return needs_value(r, o);
 				v = args[++i];
 			}
+			if (a[1] != '-' && a[2] == '\0')
+				r->seen[(unsigned char)a[1] & 127] = 1;
 			raise_to(r, o);
 			if (value_of(r, o, v) < 0)
 				return -1;
@@ -377,6 +394,50 @@ read_args(struct reader *r, char *const *args, size_t n)
 		    "%lld operands given; it takes at most %lld", (long long)operands,
 		    (long long)r->cmd->max_operands);
 	return 0;
+}
+
+/*
+ * ln's operands.  A symbolic link's target is resolved against the link's
+ * own directory, not the working directory: "ln -s ../x sub/lnk" points at
+ * sub/../x.  The forms: ln TARGET (a link in the working directory), ln
+ * TARGET LINK (LINK's directory, or LINK when it is a directory and -T is
+ * not given), ln TARGET... DIR.  A hard link's target, and a symbolic
+ * link's made relative by ln itself (-r), is taken from the working
+ * directory; the link, or the directory, always is.
+ */
+static int
+link_targets(struct reader *r)
+{
+	struct ai_buf dir = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	const char *last;
+	struct stat st;
+	size_t i, ntargets;
+	int rc, symbolic = r->seen['s'] && !r->seen['r'];
+
+	if (r->nops == 0)
+		return 0;
+	if (r->nops == 1)
+		return check_path(r, r->ops[0]);
+	last = r->ops[r->nops - 1];
+	ntargets = r->nops - 1;
+	if ((rc = check_path(r, last)) < 0)
+		return rc;
+	if (last[0] == '/')
+		ai_buf_adds(&dir, last);
+	else
+		ai_buf_addf(&dir, "%s/%s", r->base.buf, last);
+	if (r->nops == 2 && (r->seen['T'] || stat(dir.buf, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		/* LINK names the link itself: its directory */
+		while (dir.len > 1 && dir.buf[dir.len - 1] == '/')
+			ai_buf_truncate(&dir, dir.len - 1);
+		ai_buf_truncate(&dir, (size_t)(strrchr(dir.buf, '/') - dir.buf));
+		if (dir.len == 0)
+			ai_buf_adds(&dir, "/");
+	}
+	for (i = 0; i < ntargets && rc == 0; i++)
+		rc = symbolic ? check_path_from(r, dir.buf, r->ops[i]) : check_path(r, r->ops[i]);
+	ai_buf_release(&dir);
+	return rc;
 }
 
 static const struct x_cmd *
@@ -465,8 +526,17 @@ x_decide(const struct x_progs *ps, const char *root, const char *program, char *
 			return refuse(d, e, AI_EXIT_POLICY, dr->rule, x_rule_why(dr->why, XL_L2),
 			    "'%s' is denied: refused at level L2", shown(args[i], ex, sizeof(ex)));
 		}
-	if (work_dir(root, cwd, d, e) < 0 || read_args(&r, args + first, nargs - first) < 0)
+	if (work_dir(root, cwd, d, e) < 0)
 		return -1;
+	ai_buf_init(&r.base, AI_BUF_NOLIMIT);
+	ai_buf_adds(&r.base, d->cwd);
+	if (read_args(&r, args + first, nargs - first) < 0 ||
+	    (d->prog->harden == XH_LN && link_targets(&r) < 0)) {
+		ai_buf_release(&r.base);
+		return -1;
+	}
+	ai_buf_release(&r.base);
+	d->network = r.cmd->network > 0 || (r.cmd->network < 0 && d->prog->cmd.network > 0);
 	d->level = r.level;
 	d->rule = r.rule;
 	d->why = r.why;

@@ -1,23 +1,30 @@
 /*
- * gitcfg.c: running git without letting its configuration run programs.
+ * gitcfg.c: running git without letting its configuration run programs or
+ * read files.
  *
- * git reads its system, global and repository configuration, and several
- * keys name programs it then runs: a pager, an fsmonitor hook, an external
- * diff, hooks, an SSH command, filter, diff and merge drivers...  A
- * repository unpacked from an archive, or one the model could write to,
- * would run them on a plain "git status".  So ai-exec runs git with the
- * system and global files ignored, with every such key overridden at the
- * command line's level (which git reads last), and with the
- * repository's own drivers neutralized: it reads the repository's
- * configuration files itself (those found from the working directory up to
- * the root, and every file they include, whatever the condition) for the
- * names of filter, diff and merge drivers, and overrides each.  A
- * repository whose configuration moves the work tree elsewhere
- * (core.worktree) is refused: git would read files outside the root.
+ * git reads its system, global and repository configuration, and many keys
+ * name programs it then runs (a pager, an fsmonitor hook, an external diff,
+ * hooks, an SSH command, filter, diff and merge drivers, a remote's upload
+ * program, credential helpers...) or files it reads (an ignore-revisions
+ * list that git blame quotes when it cannot parse it, an order file, a
+ * template, cookies, keys).  A repository unpacked from an archive, or one
+ * the model could write to, would run them on a plain "git status".  So
+ * ai-exec runs git with the system and global files ignored, with every
+ * such key overridden at the command line's level (which git reads last),
+ * and with the keys of the repository's own named sections (drivers,
+ * remotes, per-URL http and credential settings, submodules) overridden one
+ * by one: it reads the repository's configuration files itself, as git
+ * reads them (a UTF-8 byte-order mark skipped, CRLF line ends, includes
+ * followed whatever their condition), for their names.  The repository is
+ * found as git finds it, and refused when it leads out of the root: a
+ * configuration that moves the work tree (core.worktree), a ".git" that is
+ * a symbolic link, or a "gitdir:" file or a "commondir" naming a directory
+ * outside the root.
  *
  * The scanner follows git-config(1)'s syntax; what it cannot read git
  * refuses too ("bad config line"), and it keeps every section header it
- * sees, so it errs on the side of overriding more.
+ * sees, so it errs on the side of overriding more.  The sandbox is the
+ * boundary (bwrap.c): this is the second wall.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,7 +75,46 @@ static const char *const overrides[] = {
 	"maintenance.auto=false",
 	"safe.bareRepository=explicit",
 	"color.ui=false",
+	/* files git reads (and may quote) */
+	"blame.ignoreRevsFile=",
+	"core.excludesFile=/dev/null",
+	"core.attributesFile=/dev/null",
+	"diff.orderFile=/dev/null",
+	"commit.template=",
+	"mailmap.file=/dev/null",
+	"init.templateDir=",
+	"gpg.ssh.allowedSignersFile=",
+	"gpg.ssh.revocationFile=",
+	"http.cookieFile=",
+	"http.saveCookies=false",
+	"http.sslCert=",
+	"http.sslKey=",
+	"http.proxySSLCert=",
+	"http.proxySSLKey=",
+	"uploadpack.packObjectsHook=",
+	/* nothing runs in submodules behind the call's back */
+	"submodule.recurse=false",
+	"fetch.recurseSubmodules=false",
+	"push.recurseSubmodules=no",
 	NULL
+};
+
+/*
+ * The keys of a named section ("[remote \"origin\"]") that name a program or
+ * a file, and what they are set to: for each of the repository's names.
+ */
+static const struct {
+	const char *section;
+	const char *const *kv;   /* key, value, key, value..., NULL */
+} named[] = {
+	{ "filter", (const char *const[]){ "clean", "", "smudge", "", "process", "",
+		"required", "false", NULL } },
+	{ "diff", (const char *const[]){ "textconv", "", "command", "", NULL } },
+	{ "merge", (const char *const[]){ "driver", "", NULL } },
+	{ "http", (const char *const[]){ "cookieFile", "", "saveCookies", "false", "sslCert", "",
+		"sslKey", "", "proxySSLCert", "", "proxySSLKey", "", NULL } },
+	{ "credential", (const char *const[]){ "helper", "", NULL } },
+	{ "submodule", (const char *const[]){ "update", "checkout", NULL } },
 };
 
 const char *const x_git_env[] = {
@@ -131,8 +177,13 @@ x_gitcfg_free(struct x_gitcfg *g)
 		free(g->drivers[i]);
 	for (i = 0; i < g->nincludes; i++)
 		free(g->includes[i]);
+	for (i = 0; i < g->nfiles; i++)
+		free(g->files[i]);
 	free(g->drivers);
 	free(g->includes);
+	free(g->files);
+	free(g->outside);
+	free(g->unsafe);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -161,6 +212,18 @@ static int
 lower(int c)
 {
 	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* The index of section in named[], or -1. */
+static int
+named_section(const char *section)
+{
+	size_t i;
+
+	for (i = 0; i < AI_ARRAY_SIZE(named); i++)
+		if (strcmp(named[i].section, section) == 0)
+			return (int)i;
+	return -1;
 }
 
 struct scan {
@@ -234,8 +297,7 @@ header(struct scan *s)
 		s->has_sub = 1;
 	}
 	if (s->has_sub && memchr(s->sub.buf, '\0', s->sub.len) == NULL &&
-	    (strcmp(s->section, "filter") == 0 || strcmp(s->section, "diff") == 0 ||
-	    strcmp(s->section, "merge") == 0)) {
+	    named_section(s->section) >= 0) {
 		struct ai_buf d = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
 		ai_buf_addf(&d, "%s.", s->section);
@@ -312,6 +374,20 @@ variable(struct scan *s)
 	}
 	if (strcmp(s->section, "core") == 0 && !s->has_sub && strcmp(key, "worktree") == 0)
 		s->g->worktree = 1;
+	/* a program git runs and takes the first of: cannot be overridden, so refused */
+	if (strcmp(s->section, "remote") == 0 && s->has_sub && s->g->unsafe == NULL &&
+	    (strcmp(key, "uploadpack") == 0 || strcmp(key, "receivepack") == 0)) {
+		struct ai_buf k = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_buf_adds(&k, "remote.");
+		ai_buf_add(&k, s->sub.buf, s->sub.len);
+		ai_buf_addf(&k, ".%s", key);
+		s->g->unsafe = ai_buf_detach(&k, NULL);
+	}
+	/* a file git reads and cannot be told to forget (blame keeps it, whatever comes later) */
+	if (strcmp(s->section, "blame") == 0 && !s->has_sub && strcmp(key, "ignorerevsfile") == 0 &&
+	    v.len > 0 && memchr(v.buf, '\0', v.len) == NULL)
+		add_str(&s->g->files, &s->g->nfiles, X_GIT_MAX_INCLUDES, v.buf, v.len);
 	/* a NUL ends the C string git would use: no path of ours holds one */
 	if (strcmp(key, "path") == 0 && v.len > 0 && memchr(v.buf, '\0', v.len) == NULL &&
 	    ((strcmp(s->section, "include") == 0 && !s->has_sub) ||
@@ -323,15 +399,25 @@ variable(struct scan *s)
 void
 x_gitcfg_scan(const char *p, size_t n, struct x_gitcfg *g)
 {
+	struct ai_buf text = AI_BUF_INIT(AI_BUF_NOLIMIT);
 	struct scan s;
+	size_t i;
 
+	/* as git reads it: a byte-order mark at the start skipped, CRLF an LF */
+	if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
+		p += 3;
+		n -= 3;
+	}
+	for (i = 0; i < n; i++)
+		if (!(p[i] == '\r' && i + 1 < n && p[i + 1] == '\n'))
+			ai_buf_addc(&text, p[i]);
 	memset(&s, 0, sizeof(s));
-	s.p = p;
-	s.n = n;
+	s.p = text.len ? text.buf : "";
+	s.n = text.len;
 	s.g = g;
 	ai_buf_init(&s.sub, 4096);
 	while (s.i < s.n) {
-		int c = (unsigned char)p[s.i];
+		int c = (unsigned char)s.p[s.i];
 
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
 			s.i++;
@@ -347,6 +433,7 @@ x_gitcfg_scan(const char *p, size_t n, struct x_gitcfg *g)
 		}
 	}
 	ai_buf_release(&s.sub);
+	ai_buf_release(&text);
 }
 
 /* ---- the files ---- */
@@ -404,18 +491,44 @@ scan_file(const char *path, int depth, struct x_gitcfg *g)
 		add_str(&g->drivers, &g->ndrivers, X_GIT_MAX_DRIVERS, found.drivers[i],
 		    strlen(found.drivers[i]));
 	g->worktree |= found.worktree;
+	if (g->unsafe == NULL && found.unsafe != NULL) {
+		g->unsafe = found.unsafe;
+		found.unsafe = NULL;
+	}
+	for (i = 0; i < found.nfiles; i++)
+		add_str(&g->files, &g->nfiles, X_GIT_MAX_INCLUDES, found.files[i],
+		    strlen(found.files[i]));
 	g->overflow |= found.overflow || found.ndrivers + g->ndrivers > 2 * X_GIT_MAX_DRIVERS;
 	scan_includes(path, &found, depth, g);
 	x_gitcfg_free(&found);
 }
 
+/* path, resolved, must lie inside the root (a path that does not exist leads nowhere). */
+static int
+leads_out(const char *root, const char *path, struct x_gitcfg *g, const char *what)
+{
+	char *real = realpath(path, NULL);
+	int out = real != NULL && !x_inside_root(root, "/", real);
+
+	if (out && g->outside == NULL) {
+		struct ai_buf m = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_buf_addf(&m, "%s '%s' leads to '%s',", what, path, real);
+		g->outside = ai_buf_detach(&m, NULL);
+	}
+	free(real);
+	return out;
+}
+
 /* A git directory's configuration: its own, its worktree's, its common directory's. */
 static void
-scan_gitdir(const char *dir, struct x_gitcfg *g)
+scan_gitdir(const char *root, const char *dir, struct x_gitcfg *g)
 {
 	struct ai_buf p = AI_BUF_INIT(AI_BUF_NOLIMIT), common = AI_BUF_INIT(PATH_MAX);
 	struct ai_err e = AI_ERR_INIT;
 
+	if (leads_out(root, dir, g, "the git directory"))
+		goto out;
 	ai_buf_addf(&p, "%s/config", dir);
 	scan_file(p.buf, 0, g);
 	ai_buf_reset(&p);
@@ -429,19 +542,48 @@ scan_gitdir(const char *dir, struct x_gitcfg *g)
 			ai_buf_truncate(&common, common.len - 1);
 		ai_buf_reset(&p);
 		if (common.buf[0] == '/')
-			ai_buf_addf(&p, "%s/config", common.buf);
+			ai_buf_adds(&p, common.buf);
 		else
-			ai_buf_addf(&p, "%s/%s/config", dir, common.buf);
+			ai_buf_addf(&p, "%s/%s", dir, common.buf);
+		if (leads_out(root, p.buf, g, "the common directory"))
+			goto out;
+		ai_buf_adds(&p, "/config");
 		scan_file(p.buf, 0, g);
 	}
+out:
 	ai_buf_release(&p);
 	ai_buf_release(&common);
 }
 
+/* A ".git" file: "gitdir: PATH", PATH relative to the file's directory. */
+static void
+scan_gitfile(const char *root, const char *dir, const char *file, struct x_gitcfg *g)
+{
+	struct ai_buf f = AI_BUF_INIT(PATH_MAX), p = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	struct ai_err e = AI_ERR_INIT;
+
+	if (ai_read_file(file, &f, PATH_MAX - 1, &e) == 0 && strncmp(f.buf, "gitdir:", 7) == 0) {
+		const char *t = f.buf + 7;
+		size_t tl;
+
+		while (*t == ' ')
+			t++;
+		tl = strcspn(t, "\r\n");
+		if (t[0] == '/')
+			ai_buf_addf(&p, "%.*s", (int)tl, t);
+		else
+			ai_buf_addf(&p, "%s/%.*s", dir, (int)tl, t);
+		scan_gitdir(root, p.buf, g);
+	}
+	ai_buf_release(&f);
+	ai_buf_release(&p);
+}
+
 /*
  * The repository git would find from cwd, looked for as git does (a ".git"
- * directory, a ".git" file naming one, a directory that is one), no higher
- * than the root (GIT_CEILING_DIRECTORIES keeps git there too).
+ * directory or a symbolic link to one, a ".git" file naming one, a
+ * directory that is one), no higher than the root (GIT_CEILING_DIRECTORIES
+ * keeps git there too).
  */
 static void
 scan_repo(const char *root, const char *cwd, struct x_gitcfg *g)
@@ -455,30 +597,19 @@ scan_repo(const char *root, const char *cwd, struct x_gitcfg *g)
 
 		ai_buf_reset(&p);
 		ai_buf_addf(&p, "%s/.git", d.len > 1 ? d.buf : "");
-		if (lstat(p.buf, &st) == 0 && S_ISDIR(st.st_mode)) {
-			scan_gitdir(p.buf, g);
+		/* git follows a symbolic link: so does the scan, and the link must stay inside */
+		if (lstat(p.buf, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    leads_out(root, p.buf, g, "'.git', a symbolic link,"))
+			break;
+		if (stat(p.buf, &st) == 0 && S_ISDIR(st.st_mode)) {
+			char *real = realpath(p.buf, NULL);
+
+			scan_gitdir(root, real ? real : p.buf, g);
+			free(real);
 			break;
 		}
-		if (lstat(p.buf, &st) == 0 && S_ISREG(st.st_mode)) {
-			struct ai_buf f = AI_BUF_INIT(PATH_MAX);
-			struct ai_err e = AI_ERR_INIT;
-
-			if (ai_read_file(p.buf, &f, PATH_MAX - 1, &e) == 0 &&
-			    strncmp(f.buf, "gitdir:", 7) == 0) {
-				const char *t = f.buf + 7;
-				size_t tl;
-
-				while (*t == ' ')
-					t++;
-				tl = strcspn(t, "\r\n");
-				ai_buf_reset(&p);
-				if (t[0] == '/')
-					ai_buf_addf(&p, "%.*s", (int)tl, t);
-				else
-					ai_buf_addf(&p, "%s/%.*s", d.buf, (int)tl, t);
-				scan_gitdir(p.buf, g);
-			}
-			ai_buf_release(&f);
+		if (stat(p.buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			scan_gitfile(root, d.buf, p.buf, g);
 			break;
 		}
 		ai_buf_reset(&p);
@@ -487,7 +618,7 @@ scan_repo(const char *root, const char *cwd, struct x_gitcfg *g)
 			ai_buf_reset(&p);
 			ai_buf_addf(&p, "%s/objects", d.len > 1 ? d.buf : "");
 			if (stat(p.buf, &st) == 0 && S_ISDIR(st.st_mode)) {
-				scan_gitdir(d.buf, g);
+				scan_gitdir(root, d.buf, g);
 				break;
 			}
 		}
@@ -504,13 +635,50 @@ scan_repo(const char *root, const char *cwd, struct x_gitcfg *g)
 }
 
 int
-x_git_setup(const char *root, const char *cwd, struct x_argv *env, struct ai_err *e)
+x_git_setup(const char *root, const char *cwd, const char *sub, struct x_argv *env,
+    struct ai_err *e)
 {
+	static const char *const remote_subs[] = { "fetch", "pull", "push", "clone", "ls-remote",
+		"remote", "submodule", "archive", NULL };
 	struct x_gitcfg g;
 	size_t i, n = 0;
 
 	memset(&g, 0, sizeof(g));
 	scan_repo(root, cwd, &g);
+	for (i = 0; i < g.nfiles && g.outside == NULL; i++) {
+		/* as git takes the path: "~/" from the home, relative from the working directory */
+		struct ai_buf p = AI_BUF_INIT(AI_BUF_NOLIMIT);
+		const char *home = getenv("HOME"), *f = g.files[i];
+
+		if (f[0] == '~' && f[1] == '/')
+			ai_buf_addf(&p, "%s%s", home ? home : "", f + 1);
+		else
+			ai_buf_adds(&p, f);
+		if (!x_inside_root(root, cwd, p.buf)) {
+			struct ai_buf m = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			ai_buf_addf(&m, "blame.ignoreRevsFile '%s' names a file", f);
+			g.outside = ai_buf_detach(&m, NULL);
+		}
+		ai_buf_release(&p);
+	}
+	if (g.outside != NULL) {
+		ai_err_set(e, AI_EXIT_POLICY, "git: %s outside the root: git would read %s (rule "
+		    "'git': built in)", g.outside, strncmp(g.outside, "blame.", 6) == 0 ? "it" :
+		    "another repository");
+		x_gitcfg_free(&g);
+		return -1;
+	}
+	for (i = 0; g.unsafe != NULL && remote_subs[i] != NULL; i++)
+		if (sub != NULL && strcmp(sub, remote_subs[i]) == 0)
+			break;
+	if (g.unsafe != NULL && remote_subs[i] != NULL) {
+		ai_err_set(e, AI_EXIT_POLICY, "git: the repository's configuration sets %s: git "
+		    "would run the program it names, and takes the first it is given (rule 'git': "
+		    "built in)", g.unsafe);
+		x_gitcfg_free(&g);
+		return -1;
+	}
 	if (g.worktree || g.overflow) {
 		int wt = g.worktree;
 
@@ -529,7 +697,7 @@ x_git_setup(const char *root, const char *cwd, struct x_argv *env, struct ai_err
 		x_argv_addf(env, "GIT_CEILING_DIRECTORIES=%.*s", slash == root ? 1 : (int)(slash - root),
 		    root);
 	}
-	/* key and value apart: a driver's name may hold '=', which "-c" would split on */
+	/* key and value apart: a section's name may hold '=', which "-c" would split on */
 	for (i = 0; overrides[i] != NULL; i++) {
 		const char *eq = strchr(overrides[i], '=');
 
@@ -537,17 +705,18 @@ x_git_setup(const char *root, const char *cwd, struct x_argv *env, struct ai_err
 		x_argv_addf(env, "GIT_CONFIG_VALUE_%zu=%s", n++, eq + 1);
 	}
 	for (i = 0; i < g.ndrivers; i++) {
-		static const char *const filter[] = { "clean", "", "smudge", "", "process", "",
-			"required", "false", NULL };
-		static const char *const diff[] = { "textconv", "", "command", "", NULL };
-		static const char *const merge[] = { "driver", "", NULL };
-		const char *const *kv = strncmp(g.drivers[i], "filter.", 7) == 0 ? filter :
-		    strncmp(g.drivers[i], "diff.", 5) == 0 ? diff : merge;
-		size_t k;
+		const char *dot = strchr(g.drivers[i], '.');
+		char section[16];
+		int k;
+		size_t j;
 
-		for (k = 0; kv[k] != NULL; k += 2) {
-			x_argv_addf(env, "GIT_CONFIG_KEY_%zu=%s.%s", n, g.drivers[i], kv[k]);
-			x_argv_addf(env, "GIT_CONFIG_VALUE_%zu=%s", n++, kv[k + 1]);
+		snprintf(section, sizeof(section), "%.*s", (int)(dot - g.drivers[i]), g.drivers[i]);
+		if ((k = named_section(section)) < 0)
+			continue;
+		for (j = 0; named[k].kv[j] != NULL; j += 2) {
+			x_argv_addf(env, "GIT_CONFIG_KEY_%zu=%s.%s", n, g.drivers[i],
+			    named[k].kv[j]);
+			x_argv_addf(env, "GIT_CONFIG_VALUE_%zu=%s", n++, named[k].kv[j + 1]);
 		}
 	}
 	x_argv_addf(env, "GIT_CONFIG_COUNT=%zu", n);

@@ -230,7 +230,9 @@ at(char *w, size_t n, const char *list, size_t idx)
 /*
  * An option as the policy writes it: "-l", "--all", "-n N", "--max-count=N",
  * "-name PATTERN", "--color[=WHEN]", "-u[MODE]", "-NUM".  A value named
- * TEXT is not a path.
+ * TEXT is not a path; CHDIR is the directory the paths after it are
+ * relative to ("tar -C CHDIR"); DATA is text that names a file with "@"
+ * ("curl -d @FILE", "-F NAME=@FILE").
  */
 static int
 parse_optspec(struct loader *ld, char *s, const char *list, size_t idx, struct x_optrule *o)
@@ -284,6 +286,8 @@ parse_optspec(struct loader *ld, char *s, const char *list, size_t idx, struct x
 	if (val != NULL && !valid_value_name(val, vn))
 		return bad(ld, at(where, sizeof(where), list, idx), "'%s': a value's name is in capitals (N, FILE, TEXT)", s);
 	o->text = val != NULL && vn == 4 && memcmp(val, "TEXT", 4) == 0;
+	o->chdir = val != NULL && vn == 5 && memcmp(val, "CHDIR", 5) == 0;
+	o->data = val != NULL && vn == 4 && memcmp(val, "DATA", 4) == 0;
 	/* the spelling, cut out of the document's string where the value begins */
 	s[n] = '\0';
 	o->spell = s;
@@ -447,6 +451,10 @@ load_cmd(struct loader *ld, const cJSON *obj, const char *where, int inherit, st
 
 	c->level = -1;
 	c->max_operands = -1;
+	c->network = -1;
+	if ((v = ai_json_get(obj, "network")) != NULL &&
+	    (c->network = ai_json_bool(obj, "network", 0)) < 0)
+		return bad(ld, where, "\"network\" must be true or false");
 	if ((v = ai_json_get(obj, "level")) != NULL) {
 		snprintf(w, sizeof(w), "%s.level", where);
 		if (level_of(ld, v, w, &c->level) < 0)
@@ -625,6 +633,8 @@ harden_of(const char *real)
 		return XH_RG;
 	if (strcmp(base, "find") == 0)
 		return XH_FIND;
+	if (strcmp(base, "ln") == 0)
+		return XH_LN;
 	return XH_NONE;
 }
 
@@ -646,9 +656,10 @@ load_program(struct loader *ld, const cJSON *obj, struct x_prog *p)
 {
 	static const char *const keys[] = {
 		"path", "level", "why", "options", "deny", "operands", "subcommands", "groups",
-		"double_dash", "ok_status", NULL
+		"double_dash", "ok_status", "network", NULL
 	};
-	static const char *const subkeys[] = { "level", "why", "options", "deny", "operands", NULL };
+	static const char *const subkeys[] = { "level", "why", "options", "deny", "operands",
+		"network", NULL };
 	char where[160], w[512];
 	const cJSON *subs, *ok;
 	size_t i;
@@ -706,6 +717,8 @@ load_program(struct loader *ld, const cJSON *obj, struct x_prog *p)
 				return bad(ld, w, "no level: give one here or for the program");
 			if (c->why == NULL && p->cmd.why != NULL)
 				c->why = ai_xstrdup(p->cmd.why);
+			if (c->network < 0)
+				c->network = p->cmd.network;
 		}
 	} else if (p->cmd.level < 0) {
 		return bad(ld, where, "no level (\"L0\", \"L1\" or \"L2\")");

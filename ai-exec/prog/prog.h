@@ -8,11 +8,16 @@
  *   decide.c   a call's decision: the program, subcommand, options and
  *              operands against the rules, every path inside the root; the
  *              level (L0 runs, L1 asks, L2 is refused) and the rule that set it.
- *   gitcfg.c   what git needs besides: configuration that names programs
- *              overridden, the repository's drivers neutralized.
+ *   gitcfg.c   what git needs besides: configuration that names programs or
+ *              files overridden, the repository's drivers neutralized, a
+ *              repository that leads out of the root refused.
  *   launch.c   execve of the resolved path with the literal arguments, a
- *   confine.c  scrubbed environment, in its own process group, with a timeout
- *              and output caps; at L0 under Landlock (no write, no other program).
+ *              scrubbed environment, in its own process group, with a timeout
+ *              and output caps,
+ *   bwrap.c    in a bubblewrap sandbox that holds only the system's
+ *              directories, the root and private /tmp, /dev and /proc,
+ *   confine.c  where ai-exec's helper confines it (limits, Landlock, a
+ *              system-call filter) and supervises its processes.
  *   outparse.c known outputs (git status, grep/rg matches, file lists) as items.
  *   runtool.c  the "run" tool: arguments, the question on /dev/tty, the audit
  *              lines, the tool_result.
@@ -38,6 +43,8 @@ struct x_optrule {
 	const char *spell; /* "-n", "--max-count", "-name"; "-NUM" (in the document) */
 	int arity;       /* XA_* */
 	int text;        /* its value is TEXT: not taken as a path */
+	int chdir;       /* its value is CHDIR: the paths after it are relative to it */
+	int data;        /* its value is DATA: text, but "@FILE" and "NAME=@FILE" name files */
 	int level;       /* -1: the command's level */
 	const char *why; /* NULL: none (in the document) */
 	char *rule;      /* with a level: its name in decisions, "git reset --hard" */
@@ -60,9 +67,10 @@ struct x_cmd {
 	struct x_denyrule *deny;
 	size_t ndeny;
 	int64_t max_operands; /* -1: any number */
+	int network;     /* the rule grants the network: 1, 0, or -1 (the program's) */
 };
 
-enum { XH_NONE, XH_GIT, XH_SED, XH_RG, XH_FIND };
+enum { XH_NONE, XH_GIT, XH_SED, XH_RG, XH_FIND, XH_LN };
 
 struct x_prog {
 	char *name;      /* as the policy and the calls name it */
@@ -123,6 +131,7 @@ struct x_decision {
 	const struct x_cmd *cmd;
 	const char *sub;      /* the subcommand, or NULL */
 	char *cwd;            /* the real working directory (to free) */
+	int network;          /* the rule grants the network */
 };
 
 /*
@@ -146,12 +155,16 @@ int x_inside_root(const char *root, const char *base, const char *path);
 
 /* What a repository's configuration files hold that ai-exec must answer. */
 struct x_gitcfg {
-	char **drivers;       /* "filter.NAME", "merge.NAME", "diff.NAME" */
+	char **drivers;       /* "filter.NAME", "http.URL"...: named sections that name programs */
 	size_t ndrivers;
 	char **includes;      /* include.path and includeIf.*.path values */
 	size_t nincludes;
 	int worktree;         /* core.worktree is set */
 	int overflow;         /* too many drivers, or a file too large */
+	char **files;         /* files named by keys git cannot be told to forget */
+	size_t nfiles;
+	char *outside;        /* what leads out of the root ("'.git' ... leads to ...,"), or NULL */
+	char *unsafe;         /* a key naming a program git lets nothing override, or NULL */
 };
 
 /* Scan one configuration file's text (git-config(1) syntax); never fails. */
@@ -169,64 +182,122 @@ void x_argv_addf(struct x_argv *a, const char *fmt, ...) AI_PRINTF(2, 3);
 void x_argv_free(struct x_argv *a);
 
 /*
- * The environment ai-exec gives git ("NAME=value" entries added to env):
- * system and global configuration ignored, every key that names a program
- * overridden, the repository's drivers (found from cwd up to root)
- * neutralized, no prompt, no pager, no optional lock, the search for the
- * repository stopped at the root.  77 when the repository's configuration
- * sets core.worktree.
+ * The environment ai-exec gives git for subcommand sub ("NAME=value"
+ * entries added to env): system and global configuration ignored, every
+ * key that names a program or a file overridden, the repository's named
+ * sections (drivers...) neutralized, no prompt, no pager, no optional lock,
+ * the search for the repository stopped at the root.  77 when the
+ * repository leads out of the root (core.worktree, a ".git" link, gitdir or
+ * commondir, blame.ignoreRevsFile) or, for a subcommand that talks to a
+ * remote, names an upload or receive program.
  */
-int x_git_setup(const char *root, const char *cwd, struct x_argv *env, struct ai_err *e);
+int x_git_setup(const char *root, const char *cwd, const char *sub, struct x_argv *env,
+    struct ai_err *e);
 /* The arguments put right after a git subcommand ("--no-textconv" ...). */
 void x_git_after(const char *sub, struct x_argv *a);
 /* The fixed part of git's environment ("NAME=value"). */
 extern const char *const x_git_env[];
 
-/* ---- confine.c ---- */
+/* ---- confine.c: the helper inside the sandbox ---- */
 
 /* The Landlock ABI of the running kernel, 0 when there is none. */
 int x_landlock_abi(void);
 
+/* How one program is confined (confine.c says what each part means). */
 struct x_confine {
-	int fd;               /* the ruleset, -1 when not confined */
-	int abi;
+	int level;            /* XL_L0 or XL_L1 */
+	int network;          /* its rule grants the network */
+	int boxed;            /* in bubblewrap: the process limit, Landlock at L1 */
+	uint64_t cpu;         /* seconds, 0: none */
+	uint64_t memory;      /* bytes of data, 0: none */
+	uint64_t tasks;       /* processes at a time, 0: none */
+	const char *write;    /* L1: where it may write (the root) */
+	const char *exec[3];  /* L0: what it may execute: its file, its interpreters */
+	size_t nexec;
+};
+
+/* The words that tell the helper how to confine (then "--", the path and argv). */
+void x_confine_args(const struct x_confine *c, struct x_argv *a);
+/* The helper: ai-exec started as X_HELPER, inside the sandbox; its exit status. */
+int x_confine_main(int argc, char **argv);
+/* lib/proc.h's before_exec without the sandbox (arg: struct x_confine *). */
+int x_confine_child(void *arg);
+
+/* ---- bwrap.c: the sandbox ---- */
+
+#define X_BWRAP "/usr/bin/bwrap"
+#define X_HELPER "/run/aicli/ai-exec-confine"
+
+/* What the sandbox needs, found at start-up. */
+struct x_sandbox {
+	char *self;           /* ai-exec's real path, bound in as X_HELPER */
+	char *hide[2];        /* the suite's files a program must not see: the policy, the log */
+	char **dirs;          /* program directories outside the system's, bound read-only */
+	size_t ndirs;
 };
 
 /*
- * A ruleset for a program at L0: no write anywhere but /dev/null, no
- * program but those in exec (its real path and interpreters), no TCP, no
- * signal outside (as far as the kernel's ABI goes).  0 with c->fd -1 when
- * the kernel has no Landlock.
+ * Check, before anything runs, that programs can be sandboxed: bubblewrap
+ * at X_BWRAP, trusted, and user namespaces not off; 78 saying what is
+ * missing and how to get it.
  */
-int x_confine_prepare(struct x_confine *c, char *const *exec, size_t nexec, struct ai_err *e);
-/* lib/proc.h's before_exec: apply the ruleset (arg: struct x_confine *). */
-int x_confine_apply(void *arg);
-void x_confine_release(struct x_confine *c);
+int x_sandbox_init(struct x_sandbox *sb, const struct x_progs *ps, struct ai_err *e);
+void x_sandbox_free(struct x_sandbox *sb);
+
+/* One program in its sandbox. */
+struct x_box {
+	const char *root;     /* real */
+	const char *cwd;      /* real, inside the root */
+	int writable;         /* L1: the root is writable */
+	int network;
+	uint64_t tmp_size;    /* bytes the private /tmp may hold */
+	const struct x_confine *conf;
+	const char *path;     /* the program's real path */
+	char *const *argv;
+};
+
+/* bubblewrap's argument vector for one program (the masks are looked for now). */
+void x_sandbox_argv(const struct x_sandbox *sb, const struct x_box *b, struct x_argv *a);
 
 /* ---- launch.c ---- */
+
+struct x_spawn {
+	struct x_box box;             /* what runs, where, how confined */
+	const struct x_sandbox *sb;   /* NULL: --unconfined */
+	const char *const *set;       /* more environment ("NAME=value") */
+	const char *search;           /* its PATH */
+	int64_t timeout_ms;
+	uint64_t max_out;             /* bytes of standard output and error */
+};
 
 struct x_launch {
 	struct ai_buf out;    /* standard output, at most the cap */
 	struct ai_buf err;    /* the last bytes of standard error */
+	struct ai_buf status; /* what the helper said */
 	uint64_t out_bytes;   /* as written by the program */
 	uint64_t err_bytes;
 	int exit_code;        /* the status, or 128 + the signal */
 	int timed_out;
 	int over_cap;         /* stopped: its output passed the cap */
-	int confined;         /* ran under Landlock */
+	int err_cut;          /* the first bytes of standard error are not kept */
+	int boxed;            /* ran in the sandbox */
+	int started;          /* the program was started (in the sandbox: the helper said so) */
+	char failed[512];     /* why the helper could not start it */
+	int over_tasks;       /* stopped: it passed its limit of processes */
+	int usage;            /* maxrss_kib and cpu_ms are known */
+	long long maxrss_kib; /* its peak resident memory */
+	long long cpu_ms;     /* its CPU time */
 	int64_t duration_ms;
 };
 
 /*
- * Run argv with execve of path: the scrubbed environment (plus set, and
- * PATH=search), cwd,
- * stdin /dev/null, its own process group (killed, grandchildren too, at the
- * timeout, when the output passes max_out, and when it ends), reaped.
- * -1 only when it could not start (e set).
+ * Run a program: in the sandbox or confined in the child, the scrubbed
+ * environment (plus set, PATH=search), its own process group (killed,
+ * grandchildren and sandbox too, at the timeout, when the output passes
+ * the cap, and when it ends), reaped.  -1 only when it could not start (e
+ * set).
  */
-int x_launch_run(const char *path, char *const *argv, const char *const *set, const char *search,
-    const char *cwd, const struct x_confine *conf, int64_t timeout_ms, uint64_t max_out,
-    struct x_launch *o, struct ai_err *e);
+int x_launch_run(const struct x_spawn *s, struct x_launch *o, struct ai_err *e);
 void x_launch_free(struct x_launch *o);
 /* The environment variables passed on to programs (names, static). */
 extern const char *const x_env_pass[];
@@ -272,7 +343,12 @@ struct x_runopts {
 	uint64_t calls;       /* every call, for the audit log */
 	uint64_t tail;        /* lines of each tail */
 	int64_t timeout_ms;   /* the default and the maximum */
-	uint64_t max_out;     /* bytes of standard output kept */
+	uint64_t max_out;     /* bytes of standard output and error */
+	uint64_t max_memory;  /* bytes of data of a program */
+	uint64_t max_cpu;     /* CPU seconds of a program */
+	uint64_t max_tasks;   /* processes of a program at a time */
+	const struct x_sandbox *sb; /* NULL: --unconfined */
+	int redact;           /* results are records: programs' output is redacted */
 	int landlock;         /* the kernel's ABI, 0: none */
 };
 

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,7 +281,7 @@ audit_execution(struct x_ctx *c, uint64_t n, const struct x_runcall *call,
 	ai_json_addbool(line, "timed_out", r->l.timed_out);
 	ai_json_addnum(line, "stdout_bytes", (double)r->l.out_bytes);
 	ai_json_addnum(line, "stderr_bytes", (double)r->l.err_bytes);
-	ai_json_addbool(line, "confined", r->l.confined);
+	ai_json_addstr(line, "sandbox", r->l.boxed ? "bubblewrap" : "none");
 	return x_audit_end(&c->audit, line, e);
 }
 
@@ -324,35 +325,176 @@ refused(struct x_ctx *c, uint64_t n, const struct x_runcall *call, struct x_runr
 	return audit_decision(c, n, call, r, e);
 }
 
+/* Why a program's run failed: a limit it reached, or its own failure. */
 static void
 set_failure(struct x_runres *r, const struct x_prog *p, const struct x_runopts *ro)
 {
+	const struct x_launch *l = &r->l;
 	char d[32];
 	size_t i;
 
-	if (r->l.timed_out) {
+	if (l->timed_out) {
 		ai_err_set(&r->err, AI_EXIT_TEMPFAIL,
 		    "%s: did not finish within %s: stopped it and its process group", p->name,
-		    ai_fmt_ms(r->l.duration_ms, d, sizeof(d)));
+		    ai_fmt_ms(l->duration_ms, d, sizeof(d)));
 		return;
 	}
-	if (r->l.over_cap) {
-		ai_err_set(&r->err, AI_EXIT_LIMIT,
-		    "%s: wrote more than %llu bytes on its standard output (--max-output): stopped it",
-		    p->name, (unsigned long long)ro->max_out);
+	if (l->over_cap) {
+		ai_err_set(&r->err, AI_EXIT_LIMIT, "%s: wrote more than %llu bytes on its standard "
+		    "output and error (--max-output): stopped it", p->name,
+		    (unsigned long long)ro->max_out);
+		return;
+	}
+	if (l->over_tasks) {
+		ai_err_set(&r->err, AI_EXIT_LIMIT, "%s: had more than %llu processes at a time "
+		    "(--max-procs): stopped it and all it started", p->name,
+		    (unsigned long long)ro->max_tasks);
 		return;
 	}
 	for (i = 0; i < p->nok; i++)
-		if (r->l.exit_code == p->ok[i]) {
+		if (l->exit_code == p->ok[i]) {
 			r->ok = 1;
 			return;
 		}
-	if (r->l.exit_code > 128)
+	if (l->exit_code == 128 + SIGXCPU || (l->exit_code == 128 + SIGKILL && l->usage &&
+	    l->cpu_ms >= (long long)ro->max_cpu * 1000)) {
+		ai_err_set(&r->err, AI_EXIT_LIMIT, "%s: used more than %llu s of CPU time "
+		    "(--max-cpu): stopped it", p->name, (unsigned long long)ro->max_cpu);
+		return;
+	}
+	/* a program that fails near its memory limit failed because of it (its allocation did) */
+	if (l->usage && (uint64_t)l->maxrss_kib * 1024 >= ro->max_memory / 4 * 3) {
+		ai_err_set(&r->err, AI_EXIT_LIMIT, "%s: reached its memory limit of %llu MiB "
+		    "(--max-memory) and failed (%s %d)", p->name,
+		    (unsigned long long)(ro->max_memory >> 20), l->exit_code > 128 ? "signal" :
+		    "exit status", l->exit_code > 128 ? l->exit_code - 128 : l->exit_code);
+		return;
+	}
+	if (l->exit_code > 128)
 		ai_err_set(&r->err, AI_EXIT_FAIL, "%s: ended by signal %d", p->name,
-		    r->l.exit_code - 128);
+		    l->exit_code - 128);
 	else
 		ai_err_set(&r->err, AI_EXIT_FAIL, "%s: exited with status %d", p->name,
-		    r->l.exit_code);
+		    l->exit_code);
+}
+
+/* The sandbox did not start, or the helper could not start the program in it. */
+static void
+not_started(struct x_runres *r, const struct x_prog *p)
+{
+	struct x_launch *l = &r->l;
+
+	if (l->failed[0] != '\0') {
+		ai_err_set(&r->err, AI_EXIT_OSERR, "%s: cannot be started in the sandbox: %s",
+		    p->name, l->failed);
+	} else {
+		/* bubblewrap's own words: its last line of standard error */
+		char msg[512];
+		const char *s = l->err.buf, *end = s + l->err.len;
+
+		while (end > s && (end[-1] == '\n' || end[-1] == '\r'))
+			end--;
+		s = end;
+		while (s > l->err.buf && s[-1] != '\n')
+			s--;
+		ai_excerpt(s, (size_t)(end - s), msg, sizeof(msg));
+		/* the usual cause, when bubblewrap says nothing or speaks of namespaces */
+		ai_err_set(&r->err, AI_EXIT_CONFIG, "%s: bubblewrap could not start the sandbox "
+		    "(%s, exit status %d)%s", p->name, msg[0] ? msg : "no message", l->exit_code,
+		    msg[0] == '\0' || strstr(msg, "namespace") || strstr(msg, "not permitted") ?
+		    ": user namespaces may be off or restricted (sysctl user.max_user_namespaces, "
+		    "kernel.unprivileged_userns_clone, "
+		    "kernel.apparmor_restrict_unprivileged_userns); --unconfined runs programs "
+		    "without it" : "");
+	}
+	ai_buf_reset(&l->out);
+	ai_buf_reset(&l->err);
+	l->out_bytes = l->err_bytes = 0;
+}
+
+/* Output fit for a record: every secret the suite knows, and their like, replaced. */
+static void
+redact_output(struct ai_buf *b)
+{
+	struct ai_buf red = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	if (b->len == 0)
+		return;
+	ai_redact_output(&red, b->buf, b->len);
+	if (red.len != b->len || memcmp(red.buf, b->buf, b->len) != 0) {
+		size_t max = b->max;
+
+		ai_buf_release(b);
+		*b = red;
+		b->max = max > red.len ? max : red.len;
+	} else {
+		ai_buf_release(&red);
+	}
+}
+
+/* Run the decided program in its sandbox (or confined without); r->ran when it ran. */
+static void
+launch(struct x_ctx *c, const struct x_decision *d, const struct x_runcall *call,
+    const struct x_argv *env, struct x_runres *r)
+{
+	struct x_runopts *ro = c->run;
+	struct x_argv argv = { NULL, 0 };
+	struct x_confine conf;
+	struct x_spawn s;
+	char *interp[2] = { NULL, NULL };
+	struct x_outhint hint;
+
+	build_argv(d->prog, call, &argv);
+	memset(&conf, 0, sizeof(conf));
+	conf.level = r->level;
+	conf.network = d->network;
+	conf.boxed = ro->sb != NULL;
+	conf.cpu = ro->max_cpu;
+	conf.memory = ro->max_memory;
+	conf.tasks = ro->max_tasks;
+	conf.write = r->level == XL_L1 ? ro->root : NULL;
+	if (r->level == XL_L0) {
+		/* what it may execute: itself, its interpreter, and that one's */
+		interp[0] = x_interpreter(d->prog->path);
+		interp[1] = interp[0] != NULL ? x_interpreter(interp[0]) : NULL;
+		conf.exec[conf.nexec++] = d->prog->path;
+		if (interp[0] != NULL)
+			conf.exec[conf.nexec++] = interp[0];
+		if (interp[1] != NULL)
+			conf.exec[conf.nexec++] = interp[1];
+	}
+	memset(&s, 0, sizeof(s));
+	s.box.root = ro->root;
+	s.box.cwd = r->cwd;
+	s.box.writable = r->level == XL_L1;
+	s.box.network = d->network;
+	s.box.tmp_size = ro->max_memory;
+	s.box.conf = &conf;
+	s.box.path = d->prog->path;
+	s.box.argv = argv.v;
+	s.sb = ro->sb;
+	s.set = (const char *const *)env->v;
+	s.search = c->progs->search;
+	s.timeout_ms = call->timeout_ms > 0 && call->timeout_ms < ro->timeout_ms ?
+	    call->timeout_ms : ro->timeout_ms;
+	s.max_out = ro->max_out;
+	if (x_launch_run(&s, &r->l, &r->err) < 0) {
+		r->l.exit_code = -1;
+	} else if (!r->l.started || r->l.failed[0] != '\0') {
+		not_started(r, d->prog);
+	} else {
+		r->ran = 1;
+		set_failure(r, d->prog, ro);
+		if (ro->redact) {
+			redact_output(&r->l.out);
+			redact_output(&r->l.err);
+		}
+		x_outhint(base_name(d->prog->path), r->cwd, call->args, call->nargs, &hint);
+		r->parsed = x_outparse(&hint, r->l.out.buf, r->l.out.len, X_PARSED_ITEMS);
+	}
+	free(interp[0]);
+	free(interp[1]);
+	x_argv_free(&argv);
 }
 
 int
@@ -360,9 +502,7 @@ x_tool_run(struct x_ctx *c, const struct x_runcall *call, struct x_runres *r, st
 {
 	struct x_runopts *ro = c->run;
 	struct x_decision d;
-	struct x_argv argv = { NULL, 0 }, env = { NULL, 0 };
-	struct x_confine conf = { -1, 0 };
-	struct x_outhint hint;
+	struct x_argv env = { NULL, 0 };
 	uint64_t n;
 	int rc;
 
@@ -400,7 +540,7 @@ x_tool_run(struct x_ctx *c, const struct x_runcall *call, struct x_runres *r, st
 		    d.prog->name, (unsigned long long)ro->max_runs);
 		return refused(c, n, call, r, "refused", e);
 	}
-	if (d.prog->harden == XH_GIT && x_git_setup(ro->root, r->cwd, &env, &r->err) < 0) {
+	if (d.prog->harden == XH_GIT && x_git_setup(ro->root, r->cwd, d.sub, &env, &r->err) < 0) {
 		r->rule = "git";
 		x_argv_free(&env);
 		return refused(c, n, call, r, "refused", e);
@@ -431,41 +571,12 @@ x_tool_run(struct x_ctx *c, const struct x_runcall *call, struct x_runres *r, st
 		x_argv_free(&env);
 		return -1;
 	}
-	build_argv(d.prog, call, &argv);
-	if (r->level == XL_L0 && ro->landlock > 0) {
-		/* what it may execute: itself, its interpreter, and that one's */
-		char *exec[3];
-		int crc;
-
-		exec[0] = d.prog->path;
-		exec[1] = x_interpreter(d.prog->path);
-		exec[2] = exec[1] != NULL ? x_interpreter(exec[1]) : NULL;
-		crc = x_confine_prepare(&conf, exec, 3, &r->err);
-		free(exec[1]);
-		free(exec[2]);
-		if (crc < 0) {
-			x_argv_free(&argv);
-			x_argv_free(&env);
-			return audit_execution(c, n, call, r, d.prog->path, e);
-		}
-	}
-	if (x_launch_run(d.prog->path, argv.v, (const char *const *)env.v, c->progs->search,
-	    r->cwd, &conf, call->timeout_ms > 0 && call->timeout_ms < ro->timeout_ms ?
-	    call->timeout_ms : ro->timeout_ms, ro->max_out, &r->l, &r->err) < 0) {
-		r->l.exit_code = -1;
-	} else {
-		r->ran = 1;
-		set_failure(r, d.prog, ro);
-		x_outhint(base_name(d.prog->path), r->cwd, call->args, call->nargs, &hint);
-		r->parsed = x_outparse(&hint, r->l.out.buf, r->l.out.len, X_PARSED_ITEMS);
-	}
-	x_confine_release(&conf);
-	x_argv_free(&argv);
+	launch(c, &d, call, &env, r);
 	x_argv_free(&env);
 	if (c->verbose && r->ran)
 		ai_error("%s ran in %lld ms: exit %d, %llu bytes of output%s", d.prog->name,
 		    (long long)r->l.duration_ms, r->l.exit_code,
-		    (unsigned long long)r->l.out_bytes, r->l.confined ? "" : " (not confined)");
+		    (unsigned long long)r->l.out_bytes, r->l.boxed ? "" : " (not in the sandbox)");
 	return audit_execution(c, n, call, r, d.prog->path, e);
 }
 
@@ -530,8 +641,7 @@ x_runres_record(const cJSON *id, const struct x_runcall *call, const struct x_ru
 	}
 	x_json_addtext(rec, "stdoutTail", r->l.out.buf + so, r->l.out.len - so);
 	x_json_addtext(rec, "stderrTail", r->l.err.buf + se, r->l.err.len - se);
-	ai_json_addbool(rec, "truncated", so > 0 || se > 0 || r->l.over_cap ||
-	    r->l.err_bytes > r->l.err.len);
+	ai_json_addbool(rec, "truncated", so > 0 || se > 0 || r->l.over_cap || r->l.err_cut);
 	if (r->parsed != NULL)
 		cJSON_AddItemToObject(rec, "parsed", cJSON_Duplicate(r->parsed, 1));
 	else

@@ -5,7 +5,7 @@
  * crash, no leak; a call allowed is L0 or L1; a refusal is 77 (and names its
  * rule), 65 or 3, with a message.
  *
- * fuzz-sources: ai-exec/prog/decide.c ai-exec/prog/prog.c
+ * fuzz-sources: ai-exec/prog/decide.c ai-exec/prog/prog.c ai-exec/prog/path.c
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  *	exec-parsers parse KIND [--with-file] [--column] [--sections] [--quoted]
  *	    [--file NAME] [--max N] < OUTPUT      the "parsed" object, or null
  *	exec-parsers hint PROG CWD [ARG]...       which parser a run would get
- *	exec-parsers gitcfg < CONFIG               drivers, includes, worktree
+ *	exec-parsers gitcfg < CONFIG               drivers, includes, worktree, files, unsafe
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +114,10 @@ main(int argc, char **argv)
 		cJSON_AddItemToObject(o, "drivers", strings(g.drivers, g.ndrivers));
 		cJSON_AddItemToObject(o, "includes", strings(g.includes, g.nincludes));
 		ai_json_addbool(o, "worktree", g.worktree);
+		if (g.nfiles > 0)
+			cJSON_AddItemToObject(o, "files", strings(g.files, g.nfiles));
+		if (g.unsafe != NULL)
+			ai_json_addstr(o, "unsafe", g.unsafe);
 		x_gitcfg_free(&g);
 		return print(o);
 	}

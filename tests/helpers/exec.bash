@@ -65,8 +65,9 @@ trace_paths() {
 
 # trace_check TRACE: fail, saying why, when the traced ai-exec started a
 # child process, attempted a connection, or named any path but the listed
-# files (as given, or absolute) and the directories above the current one
-# (which realpath(3) looks at while listing).
+# files (as given, or absolute), the directories above the current one
+# (which realpath(3) looks at while listing) and the files the configuration
+# may be in (read for the secrets results must not show).
 trace_check() {
 	local p f ok
 	if [ "$(trace_forks "$1")" -ne 0 ]; then
@@ -85,6 +86,7 @@ trace_check() {
 		done
 		case "$PWD/" in "$p"/* | "$p") ok=1 ;; esac
 		[ "$p" = / ] && ok=1
+		case "$p" in "$HOME/.aicli.json" | "$HOME/.config/aicli/config.json") ok=1 ;; esac
 		if [ "$ok" -eq 0 ]; then
 			echo "touched '$p'"
 			return 1

@@ -221,6 +221,40 @@ main(void)
 		/* the test program is not installed: no example beside it */
 		CHECK(ai_config_example() == NULL);
 	}
+	/*
+	 * ai_config_secrets: the environment's and every candidate file's secrets,
+	 * even from a file ai_config_load would refuse (readable by others, unknown key)
+	 */
+	{
+		char *files[AI_CONFIG_FILES], want[600];
+		size_t n, k;
+		char *r;
+
+		setenv("XDG_CONFIG_HOME", xdgdir, 1);
+		setenv("AICLI_CONFIG", "/nonexistent/cfg.json", 1);
+		n = ai_config_files(files);
+		CHECK_INT(n, 4);
+		CHECK_STR(files[0], "/nonexistent/cfg.json");
+		snprintf(want, sizeof(want), "%s/aicli/config.json", xdgdir);
+		CHECK_STR(files[1], want);
+		snprintf(want, sizeof(want), "%s/.config/aicli/config.json", dir);
+		CHECK_STR(files[2], want);
+		snprintf(path, sizeof(path), "%s/.aicli.json", dir);
+		CHECK_STR(files[3], path);
+		for (k = 0; k < n; k++)
+			free(files[k]);
+		ai_secret_clear();
+		write_file(path, "{\"brave_api_key\":\"no shape at all 1\",\"bogus\":1}", 0644);
+		setenv("TAVILY_API_KEY", "from the environment", 1);
+		ai_config_secrets();
+		r = ai_redact_str("no shape at all 1 / from the environment");
+		CHECK_STR(r, "[REDACTED] / [REDACTED]");
+		free(r);
+		unsetenv("TAVILY_API_KEY");
+		unsetenv("AICLI_CONFIG");
+		unsetenv("XDG_CONFIG_HOME");
+		ai_secret_clear();
+	}
 	ai_config_free(&c);
 	ai_secret_clear();
 	{

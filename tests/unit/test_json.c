@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "redact.h"
 #include "record.h"
 #include "t.h"
 
@@ -351,10 +352,36 @@ test_write(void)
 	unlink(path);
 }
 
+/* Every string of a record, names too, at any depth; the tree's shape kept. */
+static void
+test_redact_tree(void)
+{
+	struct ai_err e = AI_ERR_INIT;
+	const char *in = "{\"type\":\"tool_result\",\"a\":[\"x hunter2hunter2 y\","
+	    "{\"hunter2hunter2\":\"k\\\"q hunter2hunter2\"}],\"n\":1,\"t\":true,"
+	    "\"s\":\"Bearer abcdefgh12345678\",\"code\":\"API_KEY = os.environ[1]\"}";
+	cJSON *v = ai_json_parse(in, strlen(in), &e);
+	char *out;
+
+	ai_secret_add("hunter2hunter2");
+	CHECK_INT(ai_json_redact(v), 1);
+	out = ai_json_print(v);
+	CHECK_STR(out, "{\"type\":\"tool_result\",\"a\":[\"x [REDACTED] y\",{\"[REDACTED]\":"
+	    "\"k\\\"q [REDACTED]\"}],\"n\":1,\"t\":true,\"s\":\"Bearer [REDACTED]\","
+	    "\"code\":\"API_KEY = os.environ[1]\"}");
+	free(out);
+	/* again: nothing left to find */
+	CHECK_INT(ai_json_redact(v), 0);
+	CHECK_INT(ai_json_redact(NULL), 0);
+	cJSON_Delete(v);
+	ai_secret_clear();
+}
+
 int
 main(void)
 {
 	ai_json_init();
+	test_redact_tree();
 	test_check_table();
 	test_depth();
 	test_parse();

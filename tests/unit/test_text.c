@@ -159,11 +159,53 @@ test_redact(void)
 	CHECK_RED("plainvalue42", "plainvalue42");
 }
 
+/* A page s[from..to) redacted with its context: into a static string. */
+static const char *
+span(const char *s, size_t from, size_t to)
+{
+	static char out[256];
+	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	ai_redact_span(&b, s, strlen(s), from, to);
+	snprintf(out, sizeof(out), "%s", b.buf);
+	ai_buf_release(&b);
+	return out;
+}
+
+static void
+test_redact_output(void)
+{
+	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+	const char *s = "key=correct-horse-42 and more";
+
+	/* output keeps assignments (source code), but not key shapes */
+	ai_redact_output(&b, "SECRET_KEY = os.environ[1] sk-abcdefghijklmnop0123", 48);
+	CHECK_STR(b.buf, "SECRET_KEY = os.environ[1] [REDACTED]");
+	ai_buf_release(&b);
+	/* no secret registered: the page as it is, whatever its edges */
+	CHECK_STR(span("\xe6\x97\xa5x", 0, 3), "\xe6\x97\xa5");
+	CHECK_STR(span("abcdef", 2, 4), "cd");
+	CHECK_INT(ai_secret_maxlen(), 0);
+	/* a registered value: whole, or cut by either edge of the page, it never shows */
+	ai_secret_add("correct-horse-42");
+	CHECK_INT(ai_secret_maxlen(), 16);
+	CHECK_STR(span(s, 0, strlen(s)), "key=[REDACTED] and more");
+	CHECK_STR(span(s, 0, 6), "key=[REDACTED]");
+	CHECK_STR(span(s, 6, 10), "[REDACTED]");
+	CHECK_STR(span(s, 19, 24), "[REDACTED] and");
+	CHECK_STR(span(s, 20, 24), " and");
+	CHECK_STR(span(s, 0, 4), "key=");
+	/* two values side by side are one mark */
+	CHECK_STR(span("correct-horse-42correct-horse-42!", 3, 33), "[REDACTED]!");
+	ai_secret_clear();
+}
+
 int
 main(void)
 {
 	test_utf8();
 	test_sanitize();
 	test_redact();
+	test_redact_output();
 	T_DONE();
 }
