@@ -175,8 +175,15 @@ numbered() {
 	[ "$(jq -r .stdout_text <<<"$output")" = $'line 416668\nline 416669' ]
 	[ "$(jq .next_start <<<"$output")" = 5000028 ]
 	[ "$(jq .total_bytes <<<"$output")" = 9600000 ]
-	# the same file through a pipeline has to be read whole: the read limit applies
+	# through a pipeline, cat reads as far as the stage after it needs: head's line, tail's end
 	run ai-exec --json --file big.txt --max-read 20000 'cat big.txt | head -n 1'
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .stdout_text <<<"$output")" = $'line 000001' ]
+	run ai-exec --json --file big.txt --max-read 20000 'cat big.txt | tail -n 2'
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .stdout_text <<<"$output")" = $'line 799999\nline 800000' ]
+	# a stage that needs it all: the read limit applies, and names the stage that read
+	run ai-exec --json --file big.txt --max-read 20000 'cat big.txt | wc -l'
 	[ "$status" -eq 3 ]
 	[ "$(jq -r .error <<<"$output")" = "stage 1 (cat): the command read more than the limit of 20000 bytes (--max-read)" ]
 	[ "$(jq -r .error_kind <<<"$output")" = limit ]
@@ -246,11 +253,16 @@ numbered() {
 	run ai-exec --file data.json 'jq ".name |" data.json'
 	[ "$status" -eq 65 ]
 	[ "$output" = "ai-exec: jq: syntax error, unexpected end of the filter (Unix shell quoting issues?) at <top-level>" ]
-	run ai-exec --file notes.md 'grep "a(" notes.md'
+	run ai-exec --file notes.md 'grep -E "a(" notes.md'
 	[ "$status" -eq 65 ]
-	[ "$output" = "ai-exec: grep: bad regular expression: Unmatched ( or \\(" ]
-	run ai-exec --file notes.md 'grep "\(a\)\1" notes.md'
+	[ "$output" = "ai-exec: grep: Unmatched ( or \\(" ]
+	# a basic regular expression's "(" is a character, as in GNU grep
+	run ai-exec --file notes.md 'grep -c "a(" notes.md'
+	[ "$status" -eq 1 ]
+	[ "$output" = 0 ]
+	run ai-exec --file notes.md "grep '\(a\)\1' notes.md"
 	[ "$status" -eq 77 ]
+	[ "$output" = "ai-exec: grep: back-references are not supported: no matcher runs them in time linear in the input" ]
 }
 
 # ---- the file hint ----
