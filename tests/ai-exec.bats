@@ -474,6 +474,22 @@ numbered() {
 	[ $(($(now_ms) - t0)) -lt 6000 ]
 }
 
+@test "--max-memory: sort running out of it says so in one message; grep and tail stream within it" {
+	yes 1 | head -c 24000000 >ones.txt
+	for cmd in 'sort ones.txt' 'cat ones.txt | sort -n | uniq -c'; do
+		run ai-exec --max-memory 64 --max-file 30000000 --file ones.txt "$cmd"
+		echo "$cmd: $output"
+		[ "$status" -eq 3 ]
+		[ "$output" = "ai-exec: the command needed more than the limit of 64 MiB of memory (--max-memory)" ]
+	done
+	for cmd in 'grep -c 1 ones.txt' 'tail -n 20000000 ones.txt | wc -l' 'cat ones.txt | grep -v 2 | wc -l'; do
+		run ai-exec --max-memory 64 --max-file 30000000 --file ones.txt "$cmd"
+		echo "$cmd: $output"
+		[ "$status" -eq 0 ]
+		[ "$output" = "12000000" ]
+	done
+}
+
 @test "a listed file that grows past --max-file or turns binary after start-up is refused when read" {
 	coproc SRV { ai-exec --serve --max-file 200 --file notes.md 3>&-; }
 	pid=$SRV_PID

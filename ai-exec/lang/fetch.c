@@ -162,4 +162,6 @@ curl_end(struct x_stage *st, struct x_run *x)
 	return rc == XR_ABORT ? XR_ABORT : XR_OK;
 }
 
-const struct x_rt x_rt_curl = { NULL, NULL, NULL, NULL, curl_end, NULL, NULL };
+const struct x_rt x_rt_curl = {
+	.end = curl_end,
+};

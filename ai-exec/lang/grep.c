@@ -333,8 +333,9 @@ lines_of(struct x_stage *st, struct x_run *x, size_t len, int last)
 				return end;
 			off = le + 1;
 		}
-		rt->lineno += count_ends(p, end, rt->eol) + (last && end > 0 &&
-		    (unsigned char)p[end - 1] != rt->eol);
+		if (o->number)
+			rt->lineno += count_ends(p, end, rt->eol) + (last && end > 0 &&
+			    (unsigned char)p[end - 1] != rt->eol);
 		return end;
 	}
 	while (off < end) {
@@ -408,7 +409,13 @@ grep_feed(struct x_stage *st, struct x_run *x, const char *p, size_t n)
 		uint64_t have = rt->win_off + rt->win.len;
 		size_t take = rt->boundary - have < n ? (size_t)(rt->boundary - have) : n;
 
-		ai_buf_add(&rt->win, p, take);
+		if (p == rt->win.buf + rt->win.len) {
+			/* read in place (grep_space) */
+			rt->win.len += take;
+			rt->win.buf[rt->win.len] = '\0';
+		} else {
+			ai_buf_add(&rt->win, p, take);
+		}
 		p += take;
 		n -= take;
 		if (rt->win_off + rt->win.len == rt->boundary) {
@@ -421,6 +428,19 @@ grep_feed(struct x_stage *st, struct x_run *x, const char *p, size_t n)
 			return XR_STOP;
 	}
 	return XR_OK;
+}
+
+/* A listed file is read straight into the window, up to GNU's next buffer end. */
+static char *
+grep_space(struct x_stage *st, struct x_run *x, size_t *n)
+{
+	struct grep_rt *rt = st->rt;
+	uint64_t room = rt->boundary - (rt->win_off + rt->win.len);
+
+	(void)x;
+	*n = room;
+	ai_buf_grow(&rt->win, (size_t)room);
+	return rt->win.buf + rt->win.len;
 }
 
 static int
@@ -466,5 +486,12 @@ grep_end(struct x_stage *st, struct x_run *x)
 	return XR_OK;
 }
 
-const struct x_rt x_rt_grep = { grep_prepare, grep_begin, grep_feed, grep_finish, grep_end,
-	NULL, grep_release };
+const struct x_rt x_rt_grep = {
+	.prepare = grep_prepare,
+	.begin = grep_begin,
+	.feed = grep_feed,
+	.finish = grep_finish,
+	.end = grep_end,
+	.release = grep_release,
+	.space = grep_space,
+};

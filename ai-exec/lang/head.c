@@ -150,8 +150,13 @@ head_finish(struct x_stage *st, struct x_run *x)
 	return x_emit(x, st, rt->held.buf, end) == XR_ABORT ? XR_ABORT : XR_OK;
 }
 
-const struct x_rt x_rt_head = { ht_prepare, ht_begin, head_feed, head_finish, NULL, NULL,
-	ht_release };
+const struct x_rt x_rt_head = {
+	.prepare = ht_prepare,
+	.begin = ht_begin,
+	.feed = head_feed,
+	.finish = head_finish,
+	.release = ht_release,
+};
 
 /* ---- tail ---- */
 
@@ -338,5 +343,11 @@ found:
 	return x->abort.code ? XR_ABORT : XR_OK;
 }
 
-const struct x_rt x_rt_tail = { ht_prepare, ht_begin, tail_feed, tail_finish, NULL, tail_read,
-	ht_release };
+const struct x_rt x_rt_tail = {
+	.prepare = ht_prepare,
+	.begin = ht_begin,
+	.feed = tail_feed,
+	.finish = tail_finish,
+	.read = tail_read,
+	.release = ht_release,
+};

@@ -498,4 +498,10 @@ jq_release(struct x_stage *st)
 	st->rt = NULL;
 }
 
-const struct x_rt x_rt_jq = { jq_prepare, jq_begin, jq_feed, NULL, jq_end, NULL, jq_release };
+const struct x_rt x_rt_jq = {
+	.prepare = jq_prepare,
+	.begin = jq_begin,
+	.feed = jq_feed,
+	.end = jq_end,
+	.release = jq_release,
+};

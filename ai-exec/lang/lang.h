@@ -323,7 +323,9 @@ struct x_run {
  * output) is begin, feed (any number of times, pieces of any size), finish;
  * end comes after the last input.  name is the FILE as the command spelled
  * it, NULL for standard input.  read, when set, reads an input made of
- * listed files itself (tail reads from the end).
+ * listed files itself (tail reads from the end).  space, when set, gives
+ * the place where the next piece of a listed file is to be read (at most
+ * *n bytes there): feed then gets that very place, and need not copy it.
  */
 struct x_rt {
 	int (*prepare)(struct x_stage *, struct x_run *, struct ai_err *);
@@ -333,6 +335,7 @@ struct x_rt {
 	int (*end)(struct x_stage *, struct x_run *);
 	int (*read)(struct x_stage *, struct x_run *, const int *files, size_t n);
 	void (*release)(struct x_stage *);
+	char *(*space)(struct x_stage *, struct x_run *, size_t *n);
 };
 
 extern const struct x_rt x_rt_cat, x_rt_nl, x_rt_head, x_rt_tail, x_rt_wc, x_rt_sort,

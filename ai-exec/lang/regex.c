@@ -1271,6 +1271,20 @@ compile(struct prog *g, const struct tree *t, int root, int rev)
 	}
 }
 
+/*
+ * How common a byte is in text and code, roughly: a literal is looked for
+ * by its rarest byte.
+ */
+static int
+byte_rank(unsigned char c)
+{
+	static const char common[] = " etaoinsrhldcumfpgwybvkxjqz"
+	    "\n0123456789ETAOINSRHLDCUMFPGWYBVKXJQZ.,_-/:;=()\"'\t{}[]<>*#+!|&$%@?~^`\\";
+	const char *q = c != '\0' ? strchr(common, c) : NULL;
+
+	return q != NULL ? (int)(sizeof(common) - (size_t)(q - common)) : 0;
+}
+
 /* ---- the DFA ---- */
 
 /* What a byte is, for the assertions: the line's edge, a word character, another. */
@@ -1301,6 +1315,8 @@ holds(int kind, int prev, int next)
 	}
 }
 
+enum { ACCEL_NONE = 4 };
+
 struct dfa {
 	struct prog *g;
 	const struct x_re *re;
@@ -1316,6 +1332,14 @@ struct dfa {
 	size_t mem;
 	int32_t init[3];        /* the state at a line's start, by prev: -1 unknown */
 	uint32_t flushes;       /* times the cache was emptied */
+	/*
+	 * The bytes that leave the start state (accel_n of them, at most 3):
+	 * a scan in that state skips to the next of them.  accel_n is -1
+	 * while not known, 4 when there are more.
+	 */
+	int accel_n;
+	int32_t accel_row;
+	uint8_t accel_b[3];
 	/* scratch */
 	uint32_t *stamp, gen;
 	uint32_t *stack, *list, *next;
@@ -1332,6 +1356,7 @@ struct x_re {
 	unsigned char eol;
 	char *must;                    /* a literal in every match, or NULL */
 	size_t mustlen;
+	size_t rare;                   /* where in must its rarest byte is */
 	int literal;                   /* the pattern is exactly must */
 	struct x_re *also;             /* glibc's reading, when it must agree too */
 	/* x_re_match's cache: where matches start in the last line seen */
@@ -1415,6 +1440,7 @@ dfa_flush(struct dfa *d)
 	d->mem = 0;
 	memset(d->ht, 0, d->htcap * sizeof(*d->ht));
 	d->init[0] = d->init[1] = d->init[2] = -1;
+	d->accel_n = ACCEL_NONE; /* not again: the cache is too small for it */
 	d->flushes++;
 }
 
@@ -1428,6 +1454,7 @@ dfa_init(struct dfa *d, struct prog *g, const struct x_re *re, int unanchored)
 	d->htcap = 1024;
 	d->ht = ai_xcalloc(d->htcap, sizeof(*d->ht));
 	d->init[0] = d->init[1] = d->init[2] = -1;
+	d->accel_n = -1;
 	d->stamp = ai_xcalloc(g->n + 1, sizeof(*d->stamp));
 	d->stack = ai_xmalloc((g->n + 1) * 2 * sizeof(*d->stack));
 	d->list = ai_xmalloc((g->n + 1) * sizeof(*d->list));
@@ -1791,8 +1818,14 @@ x_re_compile(struct x_re **out, const char *const *pats, const size_t *lens, siz
 		lit_of(t, root, &l, 0);
 		/* a literal that holds the line end can only be in a match that spans lines: none */
 		if (l.in[0] != '\0' && memchr(l.in, o->eol, strlen(l.in)) == NULL) {
+			size_t j;
+
 			re->mustlen = strlen(l.in);
 			re->must = ai_xmemdup(l.in, re->mustlen + 1);
+			for (j = 1; j < re->mustlen; j++)
+				if (byte_rank((unsigned char)l.in[j]) <
+				    byte_rank((unsigned char)l.in[re->rare]))
+					re->rare = j;
 			re->literal = l.exact && strcmp(l.full, l.in) == 0 && !o->words && !o->lines;
 		}
 		lit_free(&l);
@@ -1832,33 +1865,152 @@ ends_line(const struct x_re *re, unsigned char c)
 	return c == re->eol;
 }
 
+/*
+ * The first of the literal must in p[0..n): the rarest byte is found with
+ * memchr, then the rest compared.  When candidates that fail come so often
+ * that comparing them costs more than the bytes passed, the rest is left
+ * to memmem (linear whatever the text).
+ */
+static const char *
+find_must(const struct x_re *re, const char *p, size_t n)
+{
+	const char *s = p, *end = p + n;
+	size_t m = re->mustlen, j = re->rare, tries = 0;
+
+	while ((size_t)(end - s) >= m) {
+		const char *h = memchr(s + j, (unsigned char)re->must[j], (size_t)(end - s) - m + 1);
+
+		if (h == NULL)
+			return NULL;
+		h -= j;
+		if (memcmp(h, re->must, m) == 0)
+			return h;
+		s = h + 1;
+		tries += m;
+		if (tries > 4 * (size_t)(s - p) + 4096)
+			return memmem(s, (size_t)(end - s), re->must, m);
+	}
+	return NULL;
+}
+
+/* The first byte at or after i of s[0..n) that is one of the nb bytes b (1 to 3). */
+static size_t
+find_bytes(const unsigned char *s, size_t i, size_t n, const uint8_t *b, int nb)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t m0 = ones * b[0], m1 = ones * b[nb > 1], m2 = ones * b[nb - 1];
+
+	if (nb == 1) {
+		const unsigned char *h = i < n ? memchr(s + i, b[0], n - i) : NULL;
+
+		return h != NULL ? (size_t)(h - s) : n;
+	}
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, x0, x1, x2;
+
+		memcpy(&w, s + i, 8);
+		x0 = w ^ m0;
+		x1 = w ^ m1;
+		x2 = w ^ m2;
+		if ((((x0 - ones) & ~x0) | ((x1 - ones) & ~x1) | ((x2 - ones) & ~x2)) & highs)
+			break;
+	}
+	for (; i < n; i++)
+		if (s[i] == b[0] || s[i] == b[nb > 1] || s[i] == b[nb - 1])
+			return i;
+	return n;
+}
+
+/* Which bytes leave the start state of d (the unanchored forward DFA). */
+static void
+make_accel(struct dfa *d)
+{
+	const struct x_re *re = d->re;
+	uint32_t s = initial(d, C_EDGE), flushes = d->flushes;
+	int32_t row = (int32_t)s * re->ncls;
+	uint8_t leaves[256];
+	int k, b, nb = 0;
+
+	d->accel_n = ACCEL_NONE;
+	for (k = 0; k < re->ncls; k++) {
+		int32_t v = d->trans[row + k];
+
+		if (v < 0)
+			v = step(d, s, k);
+		if (d->flushes != flushes)
+			return;
+		leaves[k] = (v & 1) || (v >> 1) != row;
+	}
+	for (b = 0; b < 256; b++) {
+		if (!leaves[re->cls[b]])
+			continue;
+		if (nb == 3)
+			return;
+		d->accel_b[nb++] = (uint8_t)b;
+	}
+	d->accel_row = row;
+	d->accel_n = nb;
+}
+
+/* From i in the start state: the next byte that leaves it (n when none). */
+static size_t
+skip_start(const struct dfa *d, const unsigned char *s, size_t i, size_t n)
+{
+	return d->accel_n == 0 ? n : find_bytes(s, i, n, d->accel_b, d->accel_n);
+}
+
+/*
+ * Run the unanchored DFA over s[i..n) from the start of a line: where the
+ * first match ends (n when none does), and in *row the state there.
+ */
+static size_t
+scan(struct x_re *re, const unsigned char *s, size_t i, size_t n, int32_t *row)
+{
+	struct dfa *d = &re->find;
+	int ncls = re->ncls;
+	int32_t r = (int32_t)initial(d, C_EDGE) * ncls;
+
+	if (d->accel_n < 0)
+		make_accel(d);
+	for (; i < n; i++) {
+		int32_t v;
+		int k;
+
+		if (r == d->accel_row && d->accel_n < ACCEL_NONE) {
+			i = skip_start(d, s, i, n);
+			if (i == n)
+				break;
+		}
+		k = re->cls[s[i]];
+		v = d->trans[r + k];
+		if (v & 1) {
+			/* not known yet (-1), or a match */
+			if (v < 0)
+				v = step(d, (uint32_t)(r / ncls), k);
+			if (v & 1)
+				break;
+		}
+		r = v >> 1;
+	}
+	*row = r;
+	return i;
+}
+
 /* Whether the DFA finds a match in p[0..n) (one line). */
 static int
 dfa_line(struct x_re *re, const char *p, size_t n)
 {
-	struct dfa *d = &re->find;
-	const unsigned char *s = (const unsigned char *)p;
-	int ncls = re->ncls;
-	int32_t row = (int32_t)initial(d, C_EDGE) * ncls;
-	size_t i;
+	int32_t row;
 
-	for (i = 0; i < n; i++) {
-		int k = re->cls[s[i]];
-		int32_t v = d->trans[row + k];
-
-		if (v < 0)
-			v = step(d, (uint32_t)(row / ncls), k);
-		if (v & 1)
-			return 1;
-		row = v >> 1;
-	}
-	return eol_match(d, (uint32_t)(row / ncls));
+	if (scan(re, (const unsigned char *)p, 0, n, &row) < n)
+		return 1;
+	return eol_match(&re->find, (uint32_t)(row / re->ncls));
 }
 
 int
 x_re_line(struct x_re *re, const char *p, size_t n)
 {
-	if (re->must != NULL && memmem(p, n, re->must, re->mustlen) == NULL)
+	if (re->must != NULL && find_must(re, p, n) == NULL)
 		return 0;
 	if (!re->literal && !dfa_line(re, p, n))
 		return 0;
@@ -1902,7 +2054,7 @@ find_line(struct x_re *re, const char *p, size_t n, size_t from, size_t *ls, siz
 
 	if (re->must != NULL) {
 		while (from < n) {
-			const char *hit = memmem(p + from, n - from, re->must, re->mustlen);
+			const char *hit = find_must(re, p + from, n - from);
 			size_t a, b;
 
 			if (hit == NULL)
@@ -1917,28 +2069,20 @@ find_line(struct x_re *re, const char *p, size_t n, size_t from, size_t *ls, siz
 		}
 		return 0;
 	}
-	row = (int32_t)initial(d, C_EDGE) * ncls;
-	for (i = from; i < n; i++) {
-		int k = re->cls[s[i]];
-		int32_t v = d->trans[row + k];
+	i = scan(re, s, from, n, &row);
+	if (i < n) {
+		/* a match ends at i: in the line that i ends, or that holds i */
+		if (ends_line(re, s[i])) {
+			size_t a = i;
 
-		if (v < 0)
-			v = step(d, (uint32_t)(row / ncls), k);
-		if (v & 1) {
-			/* a match ends at i: in the line that i ends, or that holds i */
-			if (ends_line(re, s[i])) {
-				size_t a = i;
-
-				while (a > from && !ends_line(re, s[a - 1]))
-					a--;
-				*ls = a;
-				*le = i;
-			} else {
-				line_around(re, p, n, from, i, ls, le);
-			}
-			return 1;
+			while (a > from && !ends_line(re, s[a - 1]))
+				a--;
+			*ls = a;
+			*le = i;
+		} else {
+			line_around(re, p, n, from, i, ls, le);
 		}
-		row = v >> 1;
+		return 1;
 	}
 	if (n > from && !ends_line(re, s[n - 1]) && eol_match(d, (uint32_t)(row / ncls))) {
 		line_around(re, p, n, from, n, ls, le);
@@ -2014,7 +2158,7 @@ x_re_match(struct x_re *re, const char *p, size_t n, size_t from, size_t *ms, si
 
 		if (re->mustlen == 0 || from >= n)
 			return 0;
-		hit = memmem(p + from, n - from, re->must, re->mustlen);
+		hit = find_must(re, p + from, n - from);
 		if (hit == NULL)
 			return 0;
 		*ms = (size_t)(hit - p);
@@ -2022,7 +2166,7 @@ x_re_match(struct x_re *re, const char *p, size_t n, size_t from, size_t *ms, si
 		return 1;
 	}
 	if (from == 0 || re->mline != p || re->mlen != n) {
-		if (re->must != NULL && memmem(p, n, re->must, re->mustlen) == NULL)
+		if (re->must != NULL && find_must(re, p, n) == NULL)
 			return 0;
 		find_starts(re, p, n);
 	}

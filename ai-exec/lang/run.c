@@ -429,6 +429,7 @@ stream_file(struct x_run *x, struct x_stage *st, const struct x_stage *who, int 
 		return XR_ABORT;
 	for (;;) {
 		size_t want = CHUNK;
+		char *buf = x->chunk;
 		ssize_t r;
 		int rc;
 
@@ -442,15 +443,17 @@ stream_file(struct x_run *x, struct x_stage *st, const struct x_stage *who, int 
 			count_read(x, who, 1);
 			return XR_ABORT;
 		}
+		if (runtimes[st->b->id]->space != NULL)
+			buf = runtimes[st->b->id]->space(st, x, &want);
 		if (l->max_read - x->bytes_read < want)
 			want = (size_t)(l->max_read - x->bytes_read);
-		r = pread_full(f->fd, x->chunk, want, off);
+		r = pread_full(f->fd, buf, want, off);
 		if (r < 0)
 			return x_abort(x, who, AI_EXIT_FAIL, "cannot read '%s': %s", f->name,
 			    strerror(errno));
 		if (r == 0)
 			return XR_OK;
-		if (off == 0 && x_looks_binary(x->chunk, (size_t)r))
+		if (off == 0 && x_looks_binary(buf, (size_t)r))
 			return x_abort(x, who, AI_EXIT_POLICY,
 			    "'%s' now looks like a binary file: only text is read", f->name);
 		off += (uint64_t)r;
@@ -460,7 +463,7 @@ stream_file(struct x_run *x, struct x_stage *st, const struct x_stage *who, int 
 			return x_abort(x, who, AI_EXIT_LIMIT,
 			    "'%s' grew larger than the limit of %llu bytes (--max-file)", f->name,
 			    (unsigned long long)l->max_file);
-		rc = runtimes[st->b->id]->feed(st, x, x->chunk, (size_t)r);
+		rc = runtimes[st->b->id]->feed(st, x, buf, (size_t)r);
 		if (rc != XR_OK || x->abort.code)
 			return x->abort.code ? XR_ABORT : rc;
 	}
@@ -812,12 +815,20 @@ run_pipeline(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, 
 	ai_buf_release(&x.page);
 }
 
+/* Out of memory in the child: the parent says which limit it was. */
+static void
+child_oom(void)
+{
+	_exit(X_CHILD_NOMEM);
+}
+
 static void
 child(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, uint64_t size,
     int wfd, int64_t deadline)
 {
 	struct ai_buf msg = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
+	ai_oom_hook = child_oom;
 	close_others(pol, wfd);
 	x_sandbox(&pol->lim, pl->uses_net);
 	run_pipeline(pol, pl, start, size, deadline, &msg);

@@ -26,7 +26,8 @@
 struct line {
 	const char *p;
 	size_t n;           /* without the line end */
-	uint64_t key;       /* the first 8 bytes, big-endian, zero-padded */
+	uint64_t key;       /* the first 8 bytes, big-endian, zero-padded; or the first key's */
+	uint32_t ks, ke;    /* where the first key starts and ends (with cmp.first) */
 };
 
 struct sort_rt {
@@ -592,8 +593,10 @@ filtered(const struct x_sortkey *k, const char *p, size_t n, size_t *len)
 	return s;
 }
 
+/* Compare keys a and b by k; nul: the input holds a NUL somewhere. */
 static int
-keycompare1(const struct x_sortkey *k, const char *a, size_t na, const char *b, size_t nb)
+keycompare1(const struct x_sortkey *k, const char *a, size_t na, const char *b, size_t nb,
+    int nul)
 {
 	int numeric = k->numeric || k->general || k->human || k->month || k->version, d;
 	char *fa = NULL, *fb = NULL;
@@ -607,7 +610,7 @@ keycompare1(const struct x_sortkey *k, const char *a, size_t na, const char *b, 
 		b = fb;
 	}
 	/* a NUL ends the key, as in GNU's C strings */
-	{
+	if (nul) {
 		const char *z = memchr(a, '\0', na);
 
 		if (z != NULL)
@@ -631,10 +634,127 @@ keycompare1(const struct x_sortkey *k, const char *a, size_t na, const char *b, 
 	return d;
 }
 
+static uint64_t
+prefix_key(const char *p, size_t n)
+{
+	uint64_t k = 0;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		k = k << 8 | (i < n ? (unsigned char)p[i] : 0);
+	return k;
+}
+
 struct cmp {
 	const struct x_opts_sort *o;
 	int plain;               /* no key: whole lines as bytes */
+	int nul;                 /* a NUL is in the input (it ends a numeric key) */
+	int first;               /* line.key sums up the first key: FIRST_* */
 };
+
+enum { FIRST_NONE, FIRST_TEXT, FIRST_NUMBER };
+
+/* Where key k of line l starts and ends. */
+static void
+key_bounds(const struct x_opts_sort *o, const struct x_sortkey *k, const struct line *l,
+    size_t *s, size_t *e)
+{
+	size_t as = 0, ae = l->n;
+
+	if (o->nkeys) {
+		if (k->eword != SIZE_MAX)
+			ae = limfield(l, k, o->sep);
+		if (k->sword != SIZE_MAX)
+			as = begfield(l, k, o->sep);
+	}
+	if ((!o->nkeys || k->sword == SIZE_MAX) && k->skipsblanks)
+		while (as < ae && blank((unsigned char)l->p[as]))
+			as++;
+	*s = as;
+	*e = ae < as ? as : ae;
+}
+
+/*
+ * A number as numcompare reads it, summed up in 64 bits that keep its
+ * order: numbers whose sums differ compare as their sums do; equal sums
+ * need numcompare.  The sum holds the sign, the count of integer digits
+ * and the first 15 significant digits.
+ */
+static uint64_t
+numkey(const char *a, size_t n)
+{
+	const uint64_t half = 1ull << 63;
+	size_t i = 0, len = 0, nd = 0;
+	uint64_t dig = 0, m;
+	int neg = 0, nonzero = 0;
+
+	while (i < n && blank((unsigned char)a[i]))
+		i++;
+	if (i < n && a[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	while (i < n && a[i] == '0')
+		i++;
+	for (; i < n && digit(a[i]); i++, len++) {
+		nonzero = 1;
+		if (nd < 15) {
+			dig = dig * 10 + (uint64_t)(a[i] - '0');
+			nd++;
+		}
+	}
+	if (i < n && a[i] == '.') {
+		for (i++; i < n && digit(a[i]); i++) {
+			nonzero |= a[i] != '0';
+			if (nd < 15) {
+				dig = dig * 10 + (uint64_t)(a[i] - '0');
+				nd++;
+			}
+		}
+	}
+	if (!nonzero)
+		return half;
+	for (; nd < 15; nd++)
+		dig *= 10;
+	if (len >= 4095) {
+		/* all such numbers sum up alike, above every shorter one */
+		len = 4095;
+		dig = 999999999999999ull;
+	}
+	m = (uint64_t)len << 50 | dig;
+	return neg ? half - 1 - m : half + 1 + m;
+}
+
+/*
+ * The first key of l: where it is, and its sum (FIRST_TEXT: its first 8
+ * bytes as compared, after -d, -i and -f, zero-padded).
+ */
+static void
+first_key(const struct cmp *c, struct line *l)
+{
+	const struct x_opts_sort *o = c->o;
+	const struct x_sortkey *k = o->nkeys ? &o->keys[0] : &o->global;
+	size_t s, e, i, m = 0;
+
+	key_bounds(o, k, l, &s, &e);
+	l->ks = (uint32_t)s;
+	l->ke = (uint32_t)e;
+	if (c->first == FIRST_NUMBER) {
+		l->key = numkey(l->p + s, e - s);
+		return;
+	}
+	l->key = 0;
+	for (i = s; i < e && m < 8; i++) {
+		unsigned char b = (unsigned char)l->p[i];
+
+		if (!ignored(k, b)) {
+			l->key = l->key << 8 | translate(k, b);
+			m++;
+		}
+	}
+	if (m > 0 && m < 8)
+		l->key <<= 8 * (8 - m);
+}
 
 static int
 keycompare(const struct cmp *c, const struct line *a, const struct line *b)
@@ -647,55 +767,38 @@ keycompare(const struct cmp *c, const struct line *a, const struct line *b)
 		size_t as, ae, bs, be;
 		int d;
 
-		if (!o->nkeys) {
-			as = bs = 0;
-			ae = a->n;
-			be = b->n;
-			if (k->skipsblanks) {
-				while (as < ae && blank((unsigned char)a->p[as]))
-					as++;
-				while (bs < be && blank((unsigned char)b->p[bs]))
-					bs++;
-			}
+		if (i == 0 && c->first != FIRST_NONE) {
+			d = a->key < b->key ? -1 : a->key != b->key;
+			if (!d)
+				d = keycompare1(k, a->p + a->ks, a->ke - a->ks, b->p + b->ks,
+				    b->ke - b->ks, c->nul);
 		} else {
-			ae = k->eword == SIZE_MAX ? a->n : limfield(a, k, o->sep);
-			be = k->eword == SIZE_MAX ? b->n : limfield(b, k, o->sep);
-			if (k->sword != SIZE_MAX) {
-				as = begfield(a, k, o->sep);
-				bs = begfield(b, k, o->sep);
-			} else {
-				as = bs = 0;
-				if (k->skipsblanks) {
-					while (as < ae && blank((unsigned char)a->p[as]))
-						as++;
-					while (bs < be && blank((unsigned char)b->p[bs]))
-						bs++;
-				}
-			}
+			key_bounds(o, k, a, &as, &ae);
+			key_bounds(o, k, b, &bs, &be);
+			d = keycompare1(k, a->p + as, ae - as, b->p + bs, be - bs, c->nul);
 		}
-		if (ae < as)
-			ae = as;
-		if (be < bs)
-			be = bs;
-		d = keycompare1(k, a->p + as, ae - as, b->p + bs, be - bs);
 		if (d)
 			return k->reverse ? (d < 0 ? 1 : -1) : d;
 	}
 	return 0;
 }
 
+/* Whole lines as bytes; prefixed: line.key holds their first 8 bytes. */
 static int
-bytecompare(const struct line *a, const struct line *b)
+bytecompare(const struct line *a, const struct line *b, int prefixed)
 {
-	size_t n;
+	size_t n, skip = 0;
 	int d;
 
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->n <= 8 || b->n <= 8)
-		return a->n < b->n ? -1 : a->n != b->n;
-	n = (a->n < b->n ? a->n : b->n) - 8;
-	d = memcmp(a->p + 8, b->p + 8, n);
+	if (prefixed) {
+		if (a->key != b->key)
+			return a->key < b->key ? -1 : 1;
+		if (a->n <= 8 || b->n <= 8)
+			return a->n < b->n ? -1 : a->n != b->n;
+		skip = 8;
+	}
+	n = (a->n < b->n ? a->n : b->n) - skip;
+	d = memcmp(a->p + skip, b->p + skip, n);
 	if (d)
 		return d;
 	return a->n < b->n ? -1 : a->n != b->n;
@@ -713,7 +816,7 @@ compare(const struct cmp *c, const struct line *a, const struct line *b)
 		if (d || o->unique || o->stable)
 			return d;
 	}
-	d = bytecompare(a, b);
+	d = bytecompare(a, b, c->first == FIRST_NONE);
 	return o->global.reverse ? -d : d;
 }
 
@@ -757,20 +860,10 @@ merge_sort(const struct cmp *c, struct line *v, struct line *tmp, size_t n)
 	}
 }
 
-static uint64_t
-prefix_key(const char *p, size_t n)
-{
-	uint64_t k = 0;
-	size_t i;
-
-	for (i = 0; i < 8; i++)
-		k = k << 8 | (i < n ? (unsigned char)p[i] : 0);
-	return k;
-}
-
 /* The lines of data[from..to). */
 static size_t
-split_lines(const struct sort_rt *rt, size_t from, size_t to, struct line *v)
+split_lines(const struct sort_rt *rt, const struct cmp *c, size_t from, size_t to,
+    struct line *v)
 {
 	const char *p = rt->data.buf;
 	size_t n = 0, off = from;
@@ -781,7 +874,10 @@ split_lines(const struct sort_rt *rt, size_t from, size_t to, struct line *v)
 
 		v[n].p = p + off;
 		v[n].n = len;
-		v[n].key = prefix_key(p + off, len);
+		if (c->first == FIRST_NONE)
+			v[n].key = prefix_key(p + off, len);
+		else
+			first_key(c, &v[n]);
 		n++;
 		off += len + 1;
 	}
@@ -832,6 +928,20 @@ sort_end(struct x_stage *st, struct x_run *x)
 	c.plain = o->nkeys == 0 && !o->global.skipsblanks && !o->global.dict &&
 	    !o->global.nonprint && !o->global.fold && !o->global.numeric && !o->global.general &&
 	    !o->global.human && !o->global.month && !o->global.version;
+	c.nul = memchr(rt->data.buf, '\0', rt->data.len) != NULL;
+	{
+		const struct x_sortkey *k = o->nkeys ? &o->keys[0] : &o->global;
+		int filters = k->dict || k->nonprint || k->fold;
+
+		/* (offsets in a line are kept in 32 bits) */
+		c.first = FIRST_NONE;
+		if (rt->data.len > UINT32_MAX || c.plain)
+			;
+		else if (k->numeric && !filters && !c.nul)
+			c.first = FIRST_NUMBER;
+		else if (!k->numeric && !k->general && !k->human && !k->month && !k->version)
+			c.first = FIRST_TEXT;
+	}
 	{
 		const char *p = rt->data.buf, *end = p + rt->data.len;
 
@@ -842,7 +952,7 @@ sort_end(struct x_stage *st, struct x_run *x)
 	}
 	v = ai_xmalloc((cap ? cap : 1) * sizeof(*v));
 	if (o->check) {
-		nl = split_lines(rt, 0, rt->data.len, v);
+		nl = split_lines(rt, &c, 0, rt->data.len, v);
 		rc = sort_check_order(st, x, &c, v, nl);
 		free(v);
 		return rc;
@@ -857,7 +967,7 @@ sort_end(struct x_stage *st, struct x_run *x)
 			size_t to = r + 1 < rt->nruns ? rt->runs[r + 1] : rt->data.len;
 
 			at[r] = nl;
-			nl += split_lines(rt, rt->runs[r], to, v + nl);
+			nl += split_lines(rt, &c, rt->runs[r], to, v + nl);
 			end[r] = nl;
 		}
 		for (i = 0; i < nl; i++) {
@@ -873,7 +983,7 @@ sort_end(struct x_stage *st, struct x_run *x)
 		free(at);
 		free(end);
 	} else {
-		nl = split_lines(rt, 0, rt->data.len, v);
+		nl = split_lines(rt, &c, 0, rt->data.len, v);
 		if (!o->merge)
 			merge_sort(&c, v, tmp, nl);
 	}
@@ -888,5 +998,11 @@ sort_end(struct x_stage *st, struct x_run *x)
 	return x->abort.code ? XR_ABORT : XR_OK;
 }
 
-const struct x_rt x_rt_sort = { sort_prepare, sort_begin, sort_feed, sort_finish, sort_end,
-	NULL, sort_release };
+const struct x_rt x_rt_sort = {
+	.prepare = sort_prepare,
+	.begin = sort_begin,
+	.feed = sort_feed,
+	.finish = sort_finish,
+	.end = sort_end,
+	.release = sort_release,
+};

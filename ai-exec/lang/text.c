@@ -170,7 +170,12 @@ free_rt(struct x_stage *st)
 	st->rt = NULL;
 }
 
-const struct x_rt x_rt_cat = { cat_prepare, NULL, cat_feed, NULL, cat_end, NULL, free_rt };
+const struct x_rt x_rt_cat = {
+	.prepare = cat_prepare,
+	.feed = cat_feed,
+	.end = cat_end,
+	.release = free_rt,
+};
 
 /* ---- nl ---- */
 
@@ -332,7 +337,12 @@ nl_release(struct x_stage *st)
 	st->rt = NULL;
 }
 
-const struct x_rt x_rt_nl = { nl_prepare, NULL, nl_feed, nl_finish, NULL, NULL, nl_release };
+const struct x_rt x_rt_nl = {
+	.prepare = nl_prepare,
+	.feed = nl_feed,
+	.finish = nl_finish,
+	.release = nl_release,
+};
 
 /* ---- wc ---- */
 
@@ -510,7 +520,14 @@ wc_end(struct x_stage *st, struct x_run *x)
 	return XR_OK;
 }
 
-const struct x_rt x_rt_wc = { wc_prepare, wc_begin, wc_feed, wc_finish, wc_end, NULL, free_rt };
+const struct x_rt x_rt_wc = {
+	.prepare = wc_prepare,
+	.begin = wc_begin,
+	.feed = wc_feed,
+	.finish = wc_finish,
+	.end = wc_end,
+	.release = free_rt,
+};
 
 /* ---- cut ---- */
 
@@ -647,8 +664,12 @@ cut_release(struct x_stage *st)
 	st->rt = NULL;
 }
 
-const struct x_rt x_rt_cut = { cut_prepare, NULL, cut_feed, cut_finish, NULL, NULL,
-	cut_release };
+const struct x_rt x_rt_cut = {
+	.prepare = cut_prepare,
+	.feed = cut_feed,
+	.finish = cut_finish,
+	.release = cut_release,
+};
 
 /* ---- uniq ---- */
 
@@ -850,5 +871,9 @@ uniq_release(struct x_stage *st)
 	st->rt = NULL;
 }
 
-const struct x_rt x_rt_uniq = { uniq_prepare, NULL, uniq_feed, uniq_finish, NULL, NULL,
-	uniq_release };
+const struct x_rt x_rt_uniq = {
+	.prepare = uniq_prepare,
+	.feed = uniq_feed,
+	.finish = uniq_finish,
+	.release = uniq_release,
+};

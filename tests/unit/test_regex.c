@@ -277,6 +277,69 @@ test_cache(void)
 	free(line);
 }
 
+/*
+ * Lines of text that pattern selects, counted twice: searching the whole
+ * text (x_re_find_line, with its skips) and asking line by line; -1 when
+ * the two differ.
+ */
+static long
+selected(int syntax, const char *flags, const char *pat, const char *text)
+{
+	char why[256];
+	int err;
+	struct x_re *r = re(syntax, flags, pat, &err, why, sizeof(why));
+	size_t n = strlen(text), from = 0, ls, le, off = 0;
+	long found = 0, asked = 0;
+
+	if (r == NULL)
+		return -2;
+	while (from <= n && x_re_find_line(r, text, n, from, &ls, &le)) {
+		found++;
+		from = le + 1;
+	}
+	while (off < n) {
+		const char *e = memchr(text + off, '\n', n - off);
+		size_t end = e ? (size_t)(e - text) : n;
+
+		asked += x_re_line(r, text + off, end - off);
+		off = end + 1;
+	}
+	x_re_free(r);
+	return found == asked ? found : -1;
+}
+
+static void
+test_search(void)
+{
+	char *text = malloc(200001);
+	size_t i;
+
+	/* a literal whose rarest byte is everywhere: the search turns to memmem */
+	for (i = 0; i < 200000; i++)
+		text[i] = i % 1000 == 999 ? '\n' : 'z';
+	text[200000] = '\0';
+	memcpy(text + 150010, "zzzzy", 5);
+	CHECK_INT(selected(G, "", "zzzzzzzzy", text), 1);
+	CHECK_INT(selected(F, "", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", text), 200);
+	CHECK_INT(selected(G, "", "zy", text), 1);
+	free(text);
+	/* the bytes that leave the start state are skipped to: one, two (-i), three */
+	text = "alpha\nBETA one\nbeta\nbEtA\nalphabet\n\nzeta\nb\n";
+	CHECK_INT(selected(G, "i", "beta", text), 3);
+	CHECK_INT(selected(G, "", "beta", text), 1);
+	CHECK_INT(selected(G, "", "b[a-z]", text), 2);
+	CHECK_INT(selected(E, "", "[xyz]e", text), 1);
+	CHECK_INT(selected(E, "", "[a-e]t", text), 3);
+	CHECK_INT(selected(E, "", "a$", text), 3);
+	CHECK_INT(selected(E, "", "^$", text), 1);
+	CHECK_INT(selected(E, "", "x*", text), 8);
+	CHECK_INT(selected(E, "w", "b", text), 1);
+	CHECK_INT(selected(E, "", "q", text), 0);
+	/* no final line end */
+	CHECK_INT(selected(E, "", "t$", "abc\nlast"), 1);
+	CHECK_INT(selected(E, "i", "LAST", "abc\nlast"), 1);
+}
+
 int
 main(void)
 {
@@ -287,5 +350,6 @@ main(void)
 	test_spans();
 	test_lines();
 	test_cache();
+	test_search();
 	T_DONE();
 }
