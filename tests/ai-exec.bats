@@ -237,6 +237,29 @@ numbered() {
 	jq -e '.ok == false and .error_kind == "execution" and .exit_code == 1 and .stdout_text == "2\n3\n"' <<<"$output"
 }
 
+@test "a success's messages reach stderr too: grep's binary file, jq's debug and halt_error(0)" {
+	{ printf '%0599d\n' 0; printf 'alpha\0beta\nalpha\n'; } >nul.txt
+	run --separate-stderr ai-exec --file nul.txt 'grep alpha nul.txt'
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$stderr" = 'ai-exec: grep: nul.txt: binary file matches' ]
+	run --separate-stderr ai-exec --file nul.txt 'grep -c alpha nul.txt'
+	[ "$status" -eq 0 ]
+	[ "$output" = 2 ]
+	[ -z "$stderr" ]
+	run --separate-stderr ai-exec --file stream.ndjson 'jq -c "debug | .a" stream.ndjson | head -n 1'
+	[ "$status" -eq 0 ]
+	[ "$output" = 1 ]
+	[[ "$stderr" == 'ai-exec: stage 1 (jq): ["DEBUG:",{"a":1}]'* ]]
+	run --separate-stderr ai-exec --file stream.ndjson "jq -n '\"bye\" | halt_error(0)'"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = 'ai-exec: jq: bye' ]
+	# with --json the messages are in the record
+	run --separate-stderr ai-exec --json --file nul.txt 'grep alpha nul.txt'
+	[ -z "$stderr" ]
+	jq -e '.ok and .stderr_text == "grep: nul.txt: binary file matches\n"' <<<"$output"
+}
+
 @test "grep selecting nothing: exit 1 (ok) as the last stage, no effect in the middle" {
 	run --separate-stderr ai-exec --file notes.md 'grep zzz notes.md'
 	[ "$status" -eq 1 ]

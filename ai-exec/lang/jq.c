@@ -56,7 +56,7 @@ struct jq_rt {
 	uint64_t line;      /* lines given, in the current FILE */
 	size_t seg;
 	int eof;            /* the current FILE is read to its end */
-	jv slurped;         /* -s: the values read so far, until they are given */            /* a parse error: reading ends */
+	jv slurped;         /* -s: the values read so far, until they are given */
 	char msg[512];
 	struct x_stage *st;
 	struct x_run *x;

@@ -370,7 +370,10 @@ wc_prepare(struct x_stage *st, struct x_run *x, struct ai_err *e)
 
 	(void)e;
 	st->rt = rt;
-	/* GNU's width: one count of one input is bare; else the digits of the files' total size, 7 at least for a pipe */
+	/*
+	 * GNU's width: one count of one input is bare; else the digits of the
+	 * files' total size, 7 at least for a pipe
+	 */
 	rt->width = 1;
 	if (!(ncounts == 1 && st->nfiles <= 1)) {
 		int minimum = st->nfiles == 0 ? 7 : 1;
