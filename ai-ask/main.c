@@ -22,8 +22,9 @@
 #include "banned.h"
 
 static const char *const synopsis[] = {
-	"ai-ask [-jnv] [-m MODEL] [-s TEXT] [--provider NAME] [--tools FILE | --schema FILE] "
-	"[--continue FILE] [option ...] [PROMPT ...]",
+	"ai-ask [-jnv] [-t NAME] [-m MODEL] [-s TEXT] [--provider NAME] "
+	"[--tools FILE | --schema FILE] [--continue FILE] [option ...] [PROMPT ...]",
+	"ai-ask --templates",
 	NULL
 };
 
@@ -54,6 +55,7 @@ static const struct {
 struct flags {
 	const char *model, *provider, *base_url;
 	const char *timeout, *idle, *retries;
+	const char *template_name; /* -t: applied by the option parser */
 };
 
 /* "$NAME" for an environment variable, else the source as ai_config_get named it. */
@@ -151,11 +153,15 @@ resolve(struct opts *o, const struct ai_config *cfg, const struct flags *f, char
 		key = ai_config_get(cfg, NULL, NULL, providers[i].key_env, providers[i].key_file, NULL,
 		    &from);
 	if (key == NULL && o->k.p->auth != AUTH_NONE &&
-	    !(o->k.p == &provider_chat && is_loopback(*url)))
+	    !(o->k.p == &provider_chat && is_loopback(*url))) {
+		char file[1536];
+
 		return ai_err_set(e, AI_EXIT_CONFIG,
-		    "no API key for %s: set %s%s%s, or \"%s\" in the config file", o->k.p->name,
+		    "no API key for %s: set %s%s%s, or \"%s\" in %s", o->k.p->name,
 		    providers[i].key_env[0], providers[i].key_env[1] ? " or " : "",
-		    providers[i].key_env[1] ? providers[i].key_env[1] : "", providers[i].key_file);
+		    providers[i].key_env[1] ? providers[i].key_env[1] : "", providers[i].key_file,
+		    ai_config_hint(cfg, file, sizeof(file)));
+	}
 	if (key != NULL) {
 		for (n = 0; key[n]; n++)
 			if ((unsigned char)key[n] < 0x20 || key[n] == 0x7f)
@@ -192,6 +198,7 @@ run(int argc, char **argv, struct ai_err *e)
 	int nops, exitcode, temp_given = 0, rc;
 	char **ops, *url = NULL;
 	const struct ai_option options[] = {
+		AI_OPTION_TEMPLATE(&f.template_name),
 		AI_OPTION_MODEL(&f.model),
 		AI_OPTION_PROVIDER(&f.provider),
 		AI_OPTION_SYSTEM(&o.system),
@@ -224,6 +231,7 @@ run(int argc, char **argv, struct ai_err *e)
 		{ .type = AI_OPT_STR, .long_name = "retries", .value = &f.retries, .arg = "N",
 		  .help = "attempts after the first (env AICLI_RETRIES, default 3)" },
 		AI_OPTION_VERBOSE(&o.verbose),
+		AI_OPTION_TEMPLATES,
 		AI_OPTION_HELP,
 		AI_OPTION_VERSION,
 		AI_OPTION_END

@@ -391,8 +391,8 @@ static int
 run_ask(struct ac_summarizer *s, const struct ai_buf *doc, struct ai_buf *out,
     struct ai_buf *err, int *code, struct ai_err *e)
 {
-	static const char *const env_unset[] = { "BRAVE_API_KEY", "TAVILY_API_KEY", "GOOGLE_CSE_CX",
-		NULL };
+	static const char *const env_unset[] = { "BRAVE_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY",
+		"GOOGLE_CSE_CX", NULL };
 	struct sigaction sa, old_int, old_term, old_hup;
 	struct ai_child c;
 	const char *argv[16];

@@ -108,8 +108,8 @@ live_del(pid_t pid)
 /* Each tool's own settings; a child sees its own and no other tool's. */
 static const char *const model_vars[] = { "OPENAI_*", "AICLI_OPENAI_*", "ANTHROPIC_*",
 	"OLLAMA_*", "GEMINI_*", "AICLI_MODEL", "AICLI_PROVIDER", NULL };
-static const char *const search_vars[] = { "GOOGLE_*", "BRAVE_*", "TAVILY_*", "AICLI_SEARCH_*",
-	"AICLI_SEARXNG_*", NULL };
+static const char *const search_vars[] = { "GOOGLE_*", "BRAVE_*", "TAVILY_*", "EXA_*",
+	"AICLI_SEARCH_*", "AICLI_SEARXNG_*", NULL };
 /* Names that hold secrets, whoever they belong to (compared ignoring case). */
 static const char *const secret_vars[] = { "*_API_KEY", "*_KEY", "*_TOKEN", "*_SECRET",
 	"*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", NULL };
@@ -457,12 +457,25 @@ jobs_poll(struct job *const *jobs, size_t n, int64_t wake, struct ai_err *e)
 		who[k] = NULL;
 		what[k++] = 3;
 	}
-	do {
-		int64_t left = due < 0 ? -1 : due - ai_now_ms();
+	for (;;) {
+		int64_t left = due < 0 ? -1 : due - ai_now_ms(), tick = status_next();
+		int ms = left < 0 ? (due < 0 ? -1 : 0) : left > INT_MAX ? INT_MAX : (int)left;
 
-		rc = poll(p, (nfds_t)k, left < 0 ? (due < 0 ? -1 : 0) : left > INT_MAX ? INT_MAX :
-		    (int)left);
-	} while (rc < 0 && errno == EINTR && !caught);
+		/* the status line is redrawn on time while nothing else happens */
+		if (tick >= 0 && (tick -= ai_now_ms()) < 0)
+			tick = 0;
+		if (tick >= 0 && (ms < 0 || tick < ms))
+			ms = (int)tick;
+		else
+			tick = -1;
+		rc = poll(p, (nfds_t)k, ms);
+		if (rc == 0 && tick >= 0 && (due < 0 || ai_now_ms() < due)) {
+			status_tick();
+			continue;
+		}
+		if (!(rc < 0 && errno == EINTR && !caught))
+			break;
+	}
 	if (caught)
 		rc = interrupted(e);
 	else if (rc < 0)

@@ -67,10 +67,16 @@ write_fd(int fd, const char *what, const char *p, size_t n, struct ai_err *e)
 int
 loop_emit(struct loop *L, const char *line, size_t len, int where, struct ai_err *e)
 {
-	if ((where & TO_STREAM) && L->o->json &&
-	    (ai_out_write(stdout, line, len, e) < 0 || ai_out_write(stdout, "\n", 1, e) < 0 ||
-	    ai_out_flush(stdout, e) < 0))
-		return -1;
+	if ((where & TO_STREAM) && L->o->json) {
+		int rc;
+
+		status_pause();
+		rc = ai_out_write(stdout, line, len, e) < 0 || ai_out_write(stdout, "\n", 1, e) < 0 ||
+		    ai_out_flush(stdout, e) < 0;
+		status_resume();
+		if (rc)
+			return -1;
+	}
 	if ((where & TO_FILES) && L->holding) {
 		ai_buf_add(&L->held, line, len);
 		ai_buf_addc(&L->held, '\n');
@@ -282,6 +288,7 @@ account(struct loop *L, const cJSON *u)
 		L->cost += cost->valuedouble;
 	else
 		L->cost_unknown = 1;
+	status_update();
 }
 
 /* The quota that stops the loop before another model call, or STOP_NONE. */
@@ -498,6 +505,14 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 	if (mode == MODE_DECIDE)
 		args_opt(&argv, "--", decide_prompt);
 
+	{
+		char doing[200];
+
+		snprintf(doing, sizeof(doing), "%s %s", mode == MODE_DECIDE ?
+		    "asking whether to search:" : mode == MODE_FINAL ? "the final answer:" : "asking",
+		    o->model ? o->model : "the model");
+		status_doing(doing);
+	}
 	ai_buf_reset(&L->answer);
 	L->have_answer = L->truncated = 0;
 	free(L->ask_err);
@@ -615,6 +630,7 @@ maybe_compact(struct loop *L, struct ai_err *e)
 	slash = strrchr(L->ask, '/');
 	snprintf(libexec, sizeof(libexec), "AICLI_LIBEXEC=%.*s", slash ? (int)(slash - L->ask) : 1,
 	    slash ? L->ask : ".");
+	status_doing("compacting the conversation");
 	args_add(&argv, L->context);
 	args_opt(&argv, "--budget", budget);
 	args_add(&argv, "--stats");
@@ -863,6 +879,7 @@ steps(struct loop *L, struct ai_err *e)
 			L->stop = STOP_ANSWER;
 			return 0;
 		}
+		status_calls(L);
 		if (tools_dispatch(L, e) < 0 || tools_wait(L, e) < 0)
 			return -1;
 		tools_free_calls(L);
@@ -881,6 +898,7 @@ conclude(struct loop *L, int code, struct ai_err *e)
 	int answer = L->stop == STOP_ANSWER || L->stop == STOP_MAX_STEPS ||
 	    (code == AI_EXIT_LIMIT && L->truncated) || (code == AI_EXIT_FAIL && L->have_answer);
 
+	status_end();
 	if (answer && print_answer(L, &we) < 0)
 		goto failed;
 	if (L->o->json && code != 0 && code != AI_EXIT_INTERRUPT && code != AI_EXIT_TERM) {
@@ -918,6 +936,7 @@ loop_run(struct loop *L, struct ai_err *e)
 	conv_init(&L->conv);
 	ai_buf_init(&L->answer, AI_BUF_NOLIMIT);
 	child_setup();
+	status_start(L);
 	rc = open_outputs(L, e);
 	if (rc == 0)
 		rc = read_input(L, e);
@@ -943,6 +962,7 @@ loop_run(struct loop *L, struct ai_err *e)
 	}
 	tools_free_calls(L);
 	server_stop(L);
+	status_end();
 	if (code != AI_EXIT_PIPE)
 		code = conclude(L, code, e);
 	if (L->cont_fd >= 0) {

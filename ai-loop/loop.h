@@ -6,7 +6,8 @@
  * between them.  child.c starts children with the environment each needs
  * and drives all of them from one poll loop; conv.c holds the conversation
  * and writes it where it is asked for; tools.c declares the tools and
- * routes the model's calls; loop.c is the loop itself; main.c the options.
+ * routes the model's calls; loop.c is the loop itself; status.c the live
+ * status line on a terminal; main.c the options.
  */
 #ifndef LOOP_H
 #define LOOP_H
@@ -32,6 +33,7 @@ struct lopts {
 	const char *transcript, *cont;
 	int json, verbose, usage, no_stdin;
 	const char *model, *provider, *system, *system_file;
+	const char *template_name;   /* -t: applied by the option parser */
 	double temperature;
 	int temperature_given;
 	uint64_t max_tokens;
@@ -209,6 +211,25 @@ int loop_run(struct loop *L, struct ai_err *e);
 enum { TO_STREAM = 1, TO_FILES = 2, TO_CONV = 4, TO_ALL = 7 };
 int loop_emit(struct loop *L, const char *line, size_t len, int where, struct ai_err *e);
 int loop_emit_rec(struct loop *L, const cJSON *rec, int where, struct ai_err *e);
+
+/* ---- the live status line on a terminal (status.c) ---- */
+
+/* Begin it, when stderr is a terminal it can be drawn on; else nothing happens. */
+void status_start(const struct loop *L);
+/* What runs now ("asking gpt-4.1-mini"); its time counts from here. */
+void status_doing(const char *what);
+/* The step's tool calls start: their names and commands or queries. */
+void status_calls(const struct loop *L);
+/* The counters changed (tokens, cost). */
+void status_update(void);
+/* When the line is next due (monotonic ms), or -1; status_tick() draws it. */
+int64_t status_next(void);
+void status_tick(void);
+/* Around a record written to stdout, when that is the same terminal. */
+void status_pause(void);
+void status_resume(void);
+/* Erase it for good (before the answer). */
+void status_end(void);
 
 /* ---- tools (tools.c) ---- */
 

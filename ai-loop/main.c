@@ -22,10 +22,11 @@
 #include "banned.h"
 
 static const char *const synopsis[] = {
-	"ai-loop [-jnv] [--max-steps N] [--file PATH]... [--allow-url PREFIX]... "
+	"ai-loop [-jnv] [-t NAME] [--max-steps N] [--file PATH]... [--allow-url PREFIX]... "
 	"[--search | --auto-search] [--policy FILE] [--budget TOKENS] [--max-calls N] "
 	"[--max-actions N] [--transcript FILE] [--continue FILE] [-m MODEL] [--provider NAME] "
 	"[-s TEXT] [option ...] [TASK ...]",
+	"ai-loop --templates",
 	NULL
 };
 
@@ -98,6 +99,7 @@ run(int argc, char **argv, struct ai_err *e)
 	int nops, exitcode, code;
 	char **ops;
 	const struct ai_option options[] = {
+		AI_OPTION_TEMPLATE(&o.template_name),
 		{ .type = AI_OPT_U64, .long_name = "max-steps", .value = &o.max_steps, .arg = "N",
 		  .min = 1, .max = 1000,
 		  .help = "model calls with tools before the final answer (10)" },
@@ -112,7 +114,7 @@ run(int argc, char **argv, struct ai_err *e)
 		{ .type = AI_OPT_STR, .long_name = "policy", .value = &o.policy, .arg = "FILE",
 		  .help = "offer the run tool; ai-exec's policy of allowed programs" },
 		{ .type = AI_OPT_STR, .long_name = "approve", .value = &o.approve, .arg = "LEVEL",
-		  .help = "with --policy: run programs of this risk level too (L1)" },
+		  .help = "with --policy: run programs of this risk level too (L1)", .values = "L1" },
 		{ .type = AI_OPT_STR, .long_name = "audit", .value = &o.audit, .arg = "FILE",
 		  .help = "ai-exec's audit log of every tool call" },
 		{ .type = AI_OPT_U64, .long_name = "budget", .value = &o.budget, .arg = "TOKENS",
@@ -151,6 +153,7 @@ run(int argc, char **argv, struct ai_err *e)
 		{ .type = AI_OPT_FLAG, .long_name = "usage", .value = &o.usage,
 		  .help = "steps, calls, tokens and cost on stderr at the end" },
 		AI_OPTION_VERBOSE(&o.verbose),
+		AI_OPTION_TEMPLATES,
 		AI_OPTION_HELP,
 		AI_OPTION_VERSION,
 		AI_OPTION_END

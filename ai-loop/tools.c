@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "json.h"
 #include "loop.h"
 #include "msg.h"
@@ -35,34 +35,6 @@ static const char decide_schema[] =
 	"{\"type\":\"object\",\"properties\":{\"search\":{\"type\":\"boolean\"},"
 	"\"query\":{\"type\":\"string\"}},\"required\":[\"search\",\"query\"],"
 	"\"additionalProperties\":false}\n";
-
-/* A read-only file in memory that a child opens by its /proc path. */
-static int
-sealed_file(const char *name, const char *data, size_t n, char *path, size_t pathsz,
-    struct ai_err *e)
-{
-	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING), probe;
-
-	if (fd < 0)
-		return ai_err_set(e, AI_EXIT_OSERR, "cannot create the %s file: %s", name,
-		    strerror(errno));
-	if (ai_write_all(fd, data, n) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
-		ai_err_set(e, AI_EXIT_OSERR, "cannot write the %s file: %s", name, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	snprintf(path, pathsz, "/proc/%ld/fd/%d", (long)getpid(), fd);
-	/* the children open it by this path: /proc must be there */
-	if ((probe = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		ai_err_set(e, AI_EXIT_OSERR, "cannot open '%s' (is /proc mounted?): %s", path,
-		    strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(probe);
-	return fd;
-}
 
 static void
 add_prop(cJSON *props, const char *name, const char *type, const char *desc)
@@ -222,14 +194,14 @@ tools_setup(struct loop *L, struct ai_err *e)
 		declare_search(tools);
 	if (cJSON_GetArraySize(tools) > 0) {
 		text = ai_json_print(tools);
-		L->tools_fd = sealed_file("ai-loop-tools", text, strlen(text), L->tools_path,
+		L->tools_fd = ai_sealed_file("ai-loop-tools", text, strlen(text), L->tools_path,
 		    sizeof(L->tools_path), e);
 		free(text);
 		rc = L->tools_fd < 0 ? -1 : 0;
 	}
 	cJSON_Delete(tools);
 	if (rc == 0 && L->o->auto_search) {
-		L->schema_fd = sealed_file("ai-loop-schema", decide_schema,
+		L->schema_fd = ai_sealed_file("ai-loop-schema", decide_schema,
 		    sizeof(decide_schema) - 1, L->schema_path, sizeof(L->schema_path), e);
 		rc = L->schema_fd < 0 ? -1 : 0;
 	}

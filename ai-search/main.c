@@ -5,7 +5,7 @@
  * The query is the operands, or else one per line of standard input (plain
  * lines, or "query" records; other records pass through).  Options,
  * configuration and the stdin loop are here; paging and cleaning are in
- * search.c, the providers in google.c, brave.c, searxng.c and tavily.c,
+ * search.c, the providers in google.c, brave.c, searxng.c, tavily.c and exa.c,
  * writing in output.c.
  */
 #include <ctype.h>
@@ -33,15 +33,32 @@
 #define DEFAULT_RETRIES 3
 #define MAX_COUNT 100
 
-static const struct {
+/*
+ * The providers, in the order the default is chosen in: the first whose
+ * settings are all configured (in the environment or the config file).
+ * Google's Custom Search JSON API takes no new customers and ends on
+ * 1 January 2027, so a new user gets one of the others.
+ */
+static const struct provider {
 	const char *name;
 	const struct sr_provider *p;
+	const char *env[2];     /* the settings it needs: environment names */
+	const char *key[2];     /* and their config file keys */
+	const char *what[2];    /* and what they are, for messages (or NULL) */
+	const char *get;        /* where to get them */
 } providers[] = {
-	{ "google_cse", &sr_google },
-	{ "google", &sr_google },
-	{ "brave", &sr_brave },
-	{ "searxng", &sr_searxng },
-	{ "tavily", &sr_tavily },
+	{ "google_cse", &sr_google, { "GOOGLE_API_KEY", "GOOGLE_CSE_CX" },
+	  { "google_api_key", "google_cse_cx" }, { NULL, "the search engine ID" },
+	  "closed to new customers, ends on 1 January 2027" },
+	{ "brave", &sr_brave, { "BRAVE_API_KEY", NULL }, { "brave_api_key", NULL }, { NULL, NULL },
+	  "https://brave.com/search/api/" },
+	{ "tavily", &sr_tavily, { "TAVILY_API_KEY", NULL }, { "tavily_api_key", NULL },
+	  { NULL, NULL }, "https://app.tavily.com/" },
+	{ "exa", &sr_exa, { "EXA_API_KEY", NULL }, { "exa_api_key", NULL }, { NULL, NULL },
+	  "https://dashboard.exa.ai/api-keys" },
+	{ "searxng", &sr_searxng, { "AICLI_SEARXNG_URL", NULL }, { "searxng_url", NULL },
+	  { "the instance's URL such as http://localhost:8888", NULL },
+	  "a SearXNG instance with JSON output, https://docs.searxng.org/" },
 };
 
 struct flags {
@@ -55,6 +72,7 @@ struct ctx {
 	struct sr_out out;
 	struct ai_config cfg;
 	const char *query; /* the query being searched */
+	int none;          /* no provider is configured at all */
 };
 
 /*
@@ -107,10 +125,14 @@ set_endpoint(struct ctx *c, const char *base, const char *base_from, struct ai_e
 		s->origin = ai_xstrdup(s->p->origin);
 	} else {
 		inst = ai_config_get(&c->cfg, NULL, NULL, inst_env, "searxng_url", NULL, &inst_from);
-		if (inst == NULL && base == NULL)
+		if (inst == NULL && base == NULL) {
+			char file[1536];
+
 			return ai_err_set(e, AI_EXIT_CONFIG,
 			    "searxng needs AICLI_SEARXNG_URL, the instance's URL such as "
-			    "http://localhost:8888 (set it, or searxng_url in the config file)");
+			    "http://localhost:8888: set it, or searxng_url in %s",
+			    ai_config_hint(&c->cfg, file, sizeof(file)));
+		}
 		if (inst != NULL &&
 		    split_base(c, inst, inst_from, "searxng_url", &s->origin, &path, e) < 0)
 			goto out;
@@ -160,57 +182,127 @@ credential(struct ctx *c, const char *env, const char *key, int *rc, struct ai_e
 	return v;
 }
 
-/* The keys a provider needs, or a configuration error naming exactly the missing ones. */
+/* How many of the provider's settings are configured; *all says whether every one is. */
 static int
-set_keys(struct ctx *c, struct ai_err *e)
+configured(struct ctx *c, const struct provider *pv, int *all)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 2 && pv->env[i] != NULL; i++) {
+		const char *envs[2] = { pv->env[i], NULL };
+
+		n += ai_config_get(&c->cfg, NULL, NULL, envs, pv->key[i], NULL, NULL) != NULL;
+	}
+	*all = n == i;
+	return n;
+}
+
+/*
+ * The keys a provider needs, or a configuration error naming exactly the
+ * missing ones and the file they could go in.  SearXNG's instance URL is
+ * read with the endpoint (set_endpoint).
+ */
+static int
+set_keys(struct ctx *c, const struct provider *pv, struct ai_err *e)
 {
 	struct sr_search *s = &c->s;
-	int rc = 0;
+	const char *v[2] = { NULL, NULL };
+	char file[1536];
+	int rc = 0, i, missing = 0, last = 0;
 
-	if (s->p == &sr_google) {
-		s->key = credential(c, "GOOGLE_API_KEY", "google_api_key", &rc, e);
-		if (rc == 0)
-			s->cx = credential(c, "GOOGLE_CSE_CX", "google_cse_cx", &rc, e);
+	if (s->p == &sr_searxng)
+		return 0;
+	for (i = 0; i < 2 && pv->env[i] != NULL; i++) {
+		v[i] = credential(c, pv->env[i], pv->key[i], &rc, e);
 		if (rc < 0)
 			return -1;
-		if (s->key == NULL && s->cx == NULL)
-			return ai_err_set(e, AI_EXIT_CONFIG,
-			    "google_cse needs GOOGLE_API_KEY and GOOGLE_CSE_CX (set them, or "
-			    "google_api_key and google_cse_cx in the config file)");
-		if (s->key == NULL)
-			return ai_err_set(e, AI_EXIT_CONFIG,
-			    "google_cse needs GOOGLE_API_KEY (set it, or google_api_key in the config file)");
-		if (s->cx == NULL)
-			return ai_err_set(e, AI_EXIT_CONFIG,
-			    "google_cse needs GOOGLE_CSE_CX, the search engine ID (set it, or "
-			    "google_cse_cx in the config file)");
-	} else if (s->p == &sr_brave || s->p == &sr_tavily) {
-		int brave = s->p == &sr_brave;
-
-		s->key = credential(c, brave ? "BRAVE_API_KEY" : "TAVILY_API_KEY",
-		    brave ? "brave_api_key" : "tavily_api_key", &rc, e);
-		if (rc < 0)
-			return -1;
-		if (s->key == NULL)
-			return ai_err_set(e, AI_EXIT_CONFIG,
-			    "%s needs %s (set it, or %s in the config file)", s->p->name,
-			    brave ? "BRAVE_API_KEY" : "TAVILY_API_KEY",
-			    brave ? "brave_api_key" : "tavily_api_key");
+		if (v[i] == NULL) {
+			missing++;
+			last = i;
+		}
 	}
-	return 0;
+	s->key = v[0];
+	s->cx = v[1];
+	if (missing == 0)
+		return 0;
+	ai_config_hint(&c->cfg, file, sizeof(file));
+	if (missing == 2)
+		return ai_err_set(e, AI_EXIT_CONFIG, "%s needs %s and %s: set them, or %s and %s "
+		    "in %s", pv->name, pv->env[0], pv->env[1], pv->key[0], pv->key[1], file);
+	return ai_err_set(e, AI_EXIT_CONFIG, "%s needs %s%s%s: set it, or %s in %s", pv->name,
+	    pv->env[last], pv->what[last] ? ", " : "", pv->what[last] ? pv->what[last] : "",
+	    pv->key[last], file);
+}
+
+/*
+ * The provider: the flag's, the environment's or the config file's; else
+ * the first one configured, else the first one partly configured (whose
+ * missing setting the error then names).  With none at all, the error is
+ * a list of them all (c->none).
+ */
+static const struct provider *
+choose(struct ctx *c, const char *flag, struct ai_err *e)
+{
+	static const char *const prov_env[] = { "AICLI_SEARCH_PROVIDER", NULL };
+	const struct provider *part = NULL;
+	const char *v, *from;
+	size_t i;
+
+	v = ai_config_get(&c->cfg, flag, "--provider", prov_env, "search_provider", NULL, &from);
+	if (v != NULL) {
+		if (strcmp(v, "google") == 0)
+			v = "google_cse";
+		for (i = 0; i < AI_ARRAY_SIZE(providers); i++)
+			if (strcmp(v, providers[i].name) == 0)
+				return &providers[i];
+		ai_config_bad(&c->cfg, from, "search_provider", v,
+		    "is not a provider: google_cse (or google), brave, tavily, exa or searxng", e);
+		return NULL;
+	}
+	for (i = 0; i < AI_ARRAY_SIZE(providers); i++) {
+		int all, n = configured(c, &providers[i], &all);
+
+		if (all)
+			return &providers[i];
+		if (n > 0 && part == NULL)
+			part = &providers[i];
+	}
+	if (part != NULL)
+		return part;
+	c->none = 1;
+	ai_err_set(e, AI_EXIT_CONFIG, "no search provider is configured: set the keys of one of "
+	    "these, in the environment or in the config file");
+	return NULL;
+}
+
+/* After the no-provider error: each provider, what it needs and where to get it. */
+static void
+list_providers(struct ctx *c)
+{
+	char file[1536];
+	size_t i;
+
+	for (i = 0; i < AI_ARRAY_SIZE(providers); i++) {
+		const struct provider *pv = &providers[i];
+
+		ai_error("  %-11s%s%s%s (%s%s%s), %s", pv->name, pv->env[0], pv->env[1] ? " and " : "",
+		    pv->env[1] ? pv->env[1] : "", pv->key[0], pv->key[1] ? ", " : "",
+		    pv->key[1] ? pv->key[1] : "", pv->get);
+	}
+	ai_error("the config file: %s", ai_config_hint(&c->cfg, file, sizeof(file)));
 }
 
 /* Everything from flags, environment and the config file into c; warnings said once here. */
 static int
 setup(struct ctx *c, const struct flags *f, struct ai_err *e)
 {
-	static const char *const prov_env[] = { "AICLI_SEARCH_PROVIDER", NULL };
 	static const char *const base_env[] = { "AICLI_SEARCH_BASE_URL", NULL };
 	static const char *const timeout_env[] = { "AICLI_TIMEOUT", NULL };
 	static const char *const retries_env[] = { "AICLI_RETRIES", NULL };
 	static const char *const fresh[] = { "", "day", "week", "month", "year" };
 	struct sr_search *s = &c->s;
-	const char *v, *from, *base, *base_from;
+	const struct provider *pv;
+	const char *base, *base_from;
 	const char *nocolor = getenv("NO_COLOR");
 	uint64_t n;
 	size_t i;
@@ -233,23 +325,20 @@ setup(struct ctx *c, const struct flags *f, struct ai_err *e)
 	}
 	if (ai_config_load(&c->cfg, e) < 0)
 		return -1;
-	v = ai_config_get(&c->cfg, f->provider, "--provider", prov_env, "search_provider",
-	    "google_cse", &from);
-	for (i = 0; i < AI_ARRAY_SIZE(providers); i++)
-		if (strcmp(v, providers[i].name) == 0)
-			s->p = providers[i].p;
-	if (s->p == NULL)
-		return ai_config_bad(&c->cfg, from, "search_provider", v,
-		    "is not a provider: google_cse (or google), brave, searxng or tavily", e);
 	if (ai_config_seconds(&c->cfg, f->timeout, "--timeout", timeout_env, "timeout",
 	    DEFAULT_TIMEOUT, 0.1, 3600, &s->timeout_ms, e) < 0 ||
 	    ai_config_count(&c->cfg, f->retries, "--retries", retries_env, "retries",
 	    DEFAULT_RETRIES, 0, 10, &n, e) < 0)
 		return -1;
+	if ((pv = choose(c, f->provider, e)) == NULL)
+		return -1;
+	s->p = pv->p;
+	if (f->verbose && f->provider == NULL)
+		ai_error("provider: %s", pv->name);
 	s->retries = (int)n;
 	s->count = (unsigned)f->count;
 	s->verbose = f->verbose;
-	if (set_keys(c, e) < 0)
+	if (set_keys(c, pv, e) < 0)
 		return -1;
 	base = ai_config_get(&c->cfg, f->base_url, "--base-url", base_env, "search_base_url", NULL,
 	    &base_from);
@@ -394,7 +483,9 @@ run(int argc, char **argv, struct ai_err *e)
 	struct ctx c;
 	const struct ai_option options[] = {
 		{ .type = AI_OPT_STR, .long_name = "provider", .value = &f.provider, .arg = "NAME",
-		  .help = "google_cse (default), brave, searxng or tavily (env AICLI_SEARCH_PROVIDER)" },
+		  .help = "google_cse, brave, tavily, exa or searxng (env AICLI_SEARCH_PROVIDER; "
+		  "default: the first with its keys set)",
+		  .values = "google_cse brave tavily exa searxng" },
 		{ .type = AI_OPT_U64, .short_name = 'n', .long_name = "count", .value = &f.count,
 		  .arg = "N", .min = 1, .max = MAX_COUNT, .help = "results per query (default 10, at most 100)" },
 		{ .type = AI_OPT_STR, .long_name = "lang", .value = &f.lang, .arg = "LANG",
@@ -445,6 +536,12 @@ run(int argc, char **argv, struct ai_err *e)
 
 		ai_record_write(stdout, rec, &ignored);
 		cJSON_Delete(rec);
+	}
+	if (rc < 0 && c.none) {
+		/* the message, then the list it announces */
+		ai_err_print(e);
+		list_providers(&c);
+		e->msg[0] = '\0';
 	}
 	free(query);
 	ai_http_cleanup(&c.s.http);

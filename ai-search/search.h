@@ -1,7 +1,7 @@
 /*
  * search.h: one query against one web search provider, result by result.
  *
- * A provider (google.c, brave.c, searxng.c, tavily.c) says how to ask for
+ * A provider (google.c, brave.c, searxng.c, tavily.c, exa.c) says how to ask for
  * one page of results and how to read the answer; sr_search_run() pages
  * through until it has the number of results asked for, cleans each one
  * (clean.h), drops duplicates and results without an http(s) URL, numbers
@@ -74,11 +74,11 @@ struct sr_provider {
 	int (*failed)(const struct sr_search *s, const struct ai_http_resp *r, struct ai_err *e);
 };
 
-extern const struct sr_provider sr_google, sr_brave, sr_searxng, sr_tavily;
+extern const struct sr_provider sr_google, sr_brave, sr_searxng, sr_tavily, sr_exa;
 
 struct sr_search {
 	const struct sr_provider *p;
-	const char *key;       /* API key (Google, Brave, Tavily) */
+	const char *key;       /* API key (Google, Brave, Tavily, Exa) */
 	const char *cx;        /* Google's engine id */
 	char *origin;          /* the scheme://host[:port] in use */
 	char *path;            /* the endpoint path in use */

@@ -1,6 +1,7 @@
 /* config.c: configuration file, environment and precedence. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "io.h"
 #include "json.h"
 #include "num.h"
+#include "proc.h"
 #include "redact.h"
 #include "util.h"
 #include "banned.h"
@@ -32,6 +34,7 @@ static const struct {
 	{ "anthropic_api_key", 'S' },
 	{ "anthropic_base_url", 'S' },
 	{ "brave_api_key", 'S' },
+	{ "exa_api_key", 'S' },
 	{ "gemini_api_key", 'S' },
 	{ "google_api_key", 'S' },
 	{ "google_cse_cx", 'S' },
@@ -76,11 +79,36 @@ candidate(const char *base, const char *tail)
 	return ai_buf_detach(&b, NULL);
 }
 
+char *
+ai_config_dir(void)
+{
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+
+	if (xdg != NULL && *xdg == '/')
+		return candidate(xdg, "/aicli");
+	if (home != NULL && *home)
+		return candidate(home, "/.config/aicli");
+	return NULL;
+}
+
+/* $XDG_CONFIG_HOME/aicli/config.json, or under ~/.config; NULL without a home. */
+static char *
+xdg_file(void)
+{
+	char *dir = ai_config_dir(), *f;
+
+	if (dir == NULL)
+		return NULL;
+	f = candidate(dir, "/config.json");
+	free(dir);
+	return f;
+}
+
 /* The file to read: NULL when there is none.  *must says it was named by $AICLI_CONFIG. */
 static char *
 find_file(int *must)
 {
-	const char *p = getenv("AICLI_CONFIG"), *home = getenv("HOME"), *xdg;
+	const char *p = getenv("AICLI_CONFIG"), *home = getenv("HOME");
 	char *f;
 
 	*must = 0;
@@ -88,13 +116,7 @@ find_file(int *must)
 		*must = 1;
 		return ai_xstrdup(p);
 	}
-	xdg = getenv("XDG_CONFIG_HOME");
-	if (xdg != NULL && *xdg == '/')
-		f = candidate(xdg, "/aicli/config.json");
-	else if (home != NULL && *home)
-		f = candidate(home, "/.config/aicli/config.json");
-	else
-		f = NULL;
+	f = xdg_file();
 	if (f != NULL && access(f, F_OK) == 0)
 		return f;
 	free(f);
@@ -117,6 +139,8 @@ check_keys(struct ai_config *c, int *holds_secret, struct ai_err *e)
 		size_t i;
 		char ex[64];
 
+		if (strncmp(k->string, "//", 2) == 0)
+			continue; /* a comment */
 		for (i = 0; i < AI_ARRAY_SIZE(known_keys); i++)
 			if (strcmp(known_keys[i].name, k->string) == 0)
 				break;
@@ -326,4 +350,58 @@ ai_config_count(const struct ai_config *c, const char *flag, const char *flagnam
 	}
 	*out = n;
 	return 0;
+}
+
+/* The file read, or the first the tools would read; *exists says whether it is there. */
+static const char *
+where(const struct ai_config *c, char *buf, size_t n, int *exists)
+{
+	const char *p = getenv("AICLI_CONFIG");
+	char *f;
+
+	*exists = 1;
+	if (c != NULL && c->path != NULL) {
+		snprintf(buf, n, "%s", c->path);
+		return buf;
+	}
+	if (p != NULL && *p)
+		f = ai_xstrdup(p);
+	else if ((f = xdg_file()) == NULL)
+		f = ai_xstrdup("~/.config/aicli/config.json");
+	*exists = access(f, F_OK) == 0;
+	snprintf(buf, n, "%s", f);
+	free(f);
+	return buf;
+}
+
+const char *
+ai_config_example(void)
+{
+	static char path[PATH_MAX];
+	char *p = ai_beside_self("../share/doc/aicli/examples/config.json", R_OK);
+
+	/* without the "bin/.." */
+	if (p == NULL || realpath(p, path) == NULL) {
+		free(p);
+		return NULL;
+	}
+	free(p);
+	return path;
+}
+
+const char *
+ai_config_hint(const struct ai_config *c, char *buf, size_t n)
+{
+	char path[1024];
+	const char *ex = ai_config_example();
+	int exists;
+
+	where(c, path, sizeof(path), &exists);
+	if (exists)
+		snprintf(buf, n, "%s", path);
+	else if (ex != NULL)
+		snprintf(buf, n, "%s (not created yet; an example is %s)", path, ex);
+	else
+		snprintf(buf, n, "%s (not created yet; see aicli(7))", path);
+	return buf;
 }

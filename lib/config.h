@@ -10,6 +10,7 @@
  * AICLI_OPENAI_API_KEY are "openai_api_key".  An unknown key is an error
  * (a typo must not silently fall back to a default), and so is a file that
  * holds a key while other users can read it, or that other users can change.
+ * Top-level keys that begin with "//" are comments: any value, ignored.
  *
  * Every secret the configuration can hold (file values and environment
  * variables named *_API_KEY, *_TOKEN, *_SECRET) is registered with the
@@ -29,6 +30,12 @@ struct ai_config {
 };
 
 #define AI_CONFIG_INIT { NULL, NULL }
+
+/*
+ * The suite's folder of settings: $XDG_CONFIG_HOME/aicli (XDG_CONFIG_HOME
+ * defaulting to ~/.config), to free(); NULL when there is no home.
+ */
+char *ai_config_dir(void);
 
 /* Find and read the configuration file, if any.  Errors are AI_EXIT_CONFIG. */
 int ai_config_load(struct ai_config *c, struct ai_err *e);
@@ -64,6 +71,20 @@ int ai_config_seconds(const struct ai_config *c, const char *flag, const char *f
 int ai_config_count(const struct ai_config *c, const char *flag, const char *flagname,
     const char *const *envs, const char *key, uint64_t def, uint64_t min, uint64_t max,
     uint64_t *out, struct ai_err *e);
+
+/*
+ * The example configuration installed beside the running executable
+ * (PREFIX/share/doc/aicli/examples/config.json for PREFIX/bin/TOOL), or NULL.
+ */
+const char *ai_config_example(void);
+/*
+ * The file to name in a message that tells the user where to put a
+ * setting: the one that was read, else the first the tools would read
+ * ($AICLI_CONFIG, else $XDG_CONFIG_HOME/aicli/config.json or
+ * ~/.config/aicli/config.json), and when that does not exist yet, "PATH (not
+ * created yet; an example is EXAMPLE)".  The result is buf.
+ */
+const char *ai_config_hint(const struct ai_config *c, char *buf, size_t n);
 
 /* An object-valued key of the file (e.g. "prices"), or NULL. */
 const cJSON *ai_config_object(const struct ai_config *c, const char *key);

@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "io.h"
+#include "util.h"
 #include "banned.h"
 
 int
@@ -118,4 +120,31 @@ ai_out_close(struct ai_err *e)
 		return ai_err_set(e, AI_EXIT_IOERR, "write error: %s", strerror(errno));
 	}
 	return 0;
+}
+
+int
+ai_sealed_file(const char *name, const char *data, size_t n, char *path, size_t pathsz,
+    struct ai_err *e)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING), probe;
+
+	if (fd < 0)
+		return ai_err_set(e, AI_EXIT_OSERR, "cannot create the %s file: %s", name,
+		    strerror(errno));
+	if (ai_write_all(fd, data, n) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		ai_err_set(e, AI_EXIT_OSERR, "cannot write the %s file: %s", name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	snprintf(path, pathsz, "/proc/%ld/fd/%d", (long)getpid(), fd);
+	/* the children open it by this path: /proc must be there */
+	if ((probe = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		ai_err_set(e, AI_EXIT_OSERR, "cannot open '%s' (is /proc mounted?): %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(probe);
+	return fd;
 }

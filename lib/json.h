@@ -1,7 +1,7 @@
 /*
  * json.h: strict JSON on top of cJSON.
  *
- * cJSON alone is lenient (LIBNOTES.md): it ignores trailing data, accepts raw
+ * cJSON alone is lenient: it ignores trailing data, accepts raw
  * control characters in strings, leading zeros and a BOM, silently truncates
  * a string at \u0000, keeps duplicate keys and matches keys without regard to
  * case.  ai_json_parse() first checks the text against RFC 8259 (plus: valid

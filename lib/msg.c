@@ -14,6 +14,29 @@
 #include "util.h"
 #include "banned.h"
 
+/* A live status line on stderr, if a tool keeps one: erased around each message. */
+static void (*status_erase)(void), (*status_redraw)(void);
+
+void
+ai_msg_status(void (*erase)(void), void (*redraw)(void))
+{
+	status_erase = erase;
+	status_redraw = redraw;
+}
+
+/* stderr without the status line while text is written, then the line again. */
+static void
+to_stderr(const char *p, size_t n)
+{
+	fflush(stdout);
+	if (status_erase != NULL)
+		status_erase();
+	(void)!fwrite(p, 1, n, stderr);
+	fflush(stderr);
+	if (status_redraw != NULL)
+		status_redraw();
+}
+
 void
 ai_init(const char *argv0)
 {
@@ -49,9 +72,7 @@ emit(const char *kind, const char *fmt, va_list ap)
 		ai_buf_adds(&out, kind);
 	ai_term_sanitize(&out, red.buf, red.len);
 	ai_buf_addc(&out, '\n');
-	fflush(stdout);
-	(void)!fwrite(out.buf, 1, out.len, stderr);
-	fflush(stderr);
+	to_stderr(out.buf, out.len);
 	ai_buf_release(&raw);
 	ai_buf_release(&red);
 	ai_buf_release(&out);
@@ -88,9 +109,7 @@ ai_relay(const char *p, size_t n)
 	ai_term_sanitize(&out, red.buf, red.len);
 	if (out.len > 0 && out.buf[out.len - 1] != '\n')
 		ai_buf_addc(&out, '\n');
-	fflush(stdout);
-	(void)!fwrite(out.buf, 1, out.len, stderr);
-	fflush(stderr);
+	to_stderr(out.buf, out.len);
 	ai_buf_release(&red);
 	ai_buf_release(&out);
 }

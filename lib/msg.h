@@ -30,6 +30,12 @@ void ai_warn(const char *fmt, ...) AI_PRINTF(1, 2);
  * redacted and with control characters made visible, ending in a newline.
  */
 void ai_relay(const char *p, size_t n);
+/*
+ * A tool that keeps a live status line on stderr (a terminal) sets these:
+ * erase() before each message is written, redraw() after, so that messages
+ * go above the line instead of through it.  NULL, NULL: no status line.
+ */
+void ai_msg_status(void (*erase)(void), void (*redraw)(void));
 /* Print an error context set by a library call. */
 void ai_err_print(const struct ai_err *e);
 

@@ -12,6 +12,11 @@
  * (a program and its arguments, as in "ai-exec --run git log --oneline").
  *
  * The options every tool shares are defined once here as macros.
+ *
+ * The table is also the source of each tool's shell completions: run as
+ * "TOOL --aicli-completion bash" (or zsh, fish) a tool prints its completion
+ * script and exits (complete.c).  The option is not listed in --help; the
+ * build runs it to make the scripts "make install" installs.
  */
 #ifndef AI_OPT_H
 #define AI_OPT_H
@@ -22,6 +27,15 @@
 #include "buf.h"
 #include "err.h"
 
+/* What a shell completes as an option's value (AI_COMPLETE_AUTO: by its .arg). */
+enum ai_complete {
+	AI_COMPLETE_AUTO = 0, /* FILE and PATH: file names; DIR: directories; else nothing */
+	AI_COMPLETE_NONE,
+	AI_COMPLETE_FILE,
+	AI_COMPLETE_DIR,
+	AI_COMPLETE_TEMPLATE  /* the names "TOOL --templates" lists */
+};
+
 enum ai_opt_type {
 	AI_OPT_END = 0,
 	AI_OPT_FLAG,    /* int *: set to 1 */
@@ -31,7 +45,8 @@ enum ai_opt_type {
 	AI_OPT_U64,     /* uint64_t *: strict decimal in min..max */
 	AI_OPT_DOUBLE,  /* double *: strict decimal in dmin..dmax */
 	AI_OPT_HELP,
-	AI_OPT_VERSION
+	AI_OPT_VERSION,
+	AI_OPT_TEMPLATES /* list the templates (template.h) and exit */
 };
 
 struct ai_strlist {
@@ -50,6 +65,8 @@ struct ai_option {
 	double dmin, dmax;     /* AI_OPT_DOUBLE */
 	int *given;            /* if not NULL, set to 1 when the option appears */
 	int rest;              /* AI_OPT_FLAG: the arguments after it are all operands */
+	int complete;          /* enum ai_complete */
+	const char *values;    /* the words it takes, space-separated, for completion; or NULL */
 };
 
 enum { AI_OPT_STOP_AT_OPERAND = 1 };
@@ -61,7 +78,9 @@ struct ai_command {
 	unsigned flags;
 };
 
-enum { AI_OPT_RUN = 0, AI_OPT_HELP_SHOWN = 1, AI_OPT_VERSION_SHOWN = 2 };
+enum {
+	AI_OPT_RUN = 0, AI_OPT_HELP_SHOWN = 1, AI_OPT_VERSION_SHOWN = 2, AI_OPT_TEMPLATES_SHOWN = 3
+};
 
 /*
  * Parse argv[1..argc).  On AI_OPT_RUN, *nops and *ops give the operands
@@ -74,7 +93,11 @@ void ai_opt_join(struct ai_buf *b, int nops, char **ops);
 /* Free what AI_OPT_LIST options allocated. */
 void ai_strlist_free(struct ai_strlist *l);
 
-/* Print the help (usage lines, summary, options) and the version line. */
+/*
+ * Print the help (usage lines, summary, options) and the version line.  The
+ * help fits in 80 columns: usage lines wrap between their bracketed groups,
+ * under the program's name; option descriptions wrap under themselves.
+ */
 void ai_opt_help(const struct ai_command *cmd, FILE *f);
 void ai_opt_version(FILE *f);
 /* Print a usage error the way every tool does, with the hint to --help. */
@@ -82,7 +105,11 @@ void ai_opt_usage_error(const struct ai_err *e);
 
 /*
  * The parse-and-dispatch every main does: 0 to go on, or the exit code
- * (0 after --help or --version, AI_EXIT_USAGE after an error) in *exitcode.
+ * (0 after --help, --version or --templates, AI_EXIT_USAGE after an error)
+ * in *exitcode.  When the command has a template option (AI_OPTION_TEMPLATE)
+ * and the command line names a template, the template's arguments are
+ * parsed first, so that the command line wins; a template that is missing
+ * or malformed is an error (AI_EXIT_CONFIG) naming it.
  */
 int ai_opt_run(const struct ai_command *cmd, int argc, char **argv, int *nops, char ***ops,
     int *exitcode);
@@ -104,10 +131,21 @@ int ai_opt_run(const struct ai_command *cmd, int argc, char **argv, int *nops, c
 	  .help = "model name (env AICLI_MODEL, default gpt-4.1-mini)" }
 #define AI_OPTION_PROVIDER(p) \
 	{ .type = AI_OPT_STR, .long_name = "provider", .value = (p), .arg = "NAME", \
-	  .help = "openai, openai-chat, anthropic or ollama (env AICLI_PROVIDER)" }
+	  .help = "openai, openai-chat, anthropic or ollama (env AICLI_PROVIDER)", \
+	  .values = "openai openai-chat anthropic ollama" }
 #define AI_OPTION_SYSTEM(p) \
 	{ .type = AI_OPT_STR, .short_name = 's', .long_name = "system", .value = (p), .arg = "TEXT", \
 	  .help = "system prompt" }
+#define AI_OPTION_TEMPLATE(p) \
+	{ .type = AI_OPT_STR, .short_name = 't', .long_name = "template", .value = (p), \
+	  .arg = "NAME", .help = "settings from the template NAME (--templates lists them)", \
+	  .complete = AI_COMPLETE_TEMPLATE }
+#define AI_OPTION_TEMPLATES \
+	{ .type = AI_OPT_TEMPLATES, .long_name = "templates", \
+	  .help = "list the templates, with what each is for, and exit" }
 #define AI_OPTION_END { .type = AI_OPT_END }
+
+/* Write the completion script for shell ("bash", "zsh" or "fish"); -1 for another shell. */
+int ai_complete_print(const struct ai_command *cmd, const char *shell, FILE *f);
 
 #endif

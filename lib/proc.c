@@ -413,11 +413,30 @@ ai_child_run(struct ai_child *c, const char *in, size_t in_len, struct ai_buf *o
 }
 
 char *
+ai_beside_self(const char *rel, int mode)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		return NULL;
+	ai_buf_add(&b, self, (size_t)(slash - self) + 1);
+	ai_buf_adds(&b, rel);
+	if (access(b.buf, mode) == 0)
+		return ai_buf_detach(&b, NULL);
+	ai_buf_release(&b);
+	return NULL;
+}
+
+char *
 ai_find_program(const char *name, const char *dir)
 {
-	char self[PATH_MAX];
-	ssize_t n;
 	const char *path, *p;
+	char *found;
 
 	if (strchr(name, '/') != NULL)
 		return access(name, X_OK) == 0 ? ai_xstrdup(name) : NULL;
@@ -430,22 +449,8 @@ ai_find_program(const char *name, const char *dir)
 		ai_buf_release(&b);
 		return NULL;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		char *slash;
-
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash != NULL) {
-			struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-			ai_buf_add(&b, self, (size_t)(slash - self) + 1);
-			ai_buf_adds(&b, name);
-			if (access(b.buf, X_OK) == 0)
-				return ai_buf_detach(&b, NULL);
-			ai_buf_release(&b);
-		}
-	}
+	if ((found = ai_beside_self(name, X_OK)) != NULL)
+		return found;
 	path = getenv("PATH");
 	for (p = path; p != NULL && *p;) {
 		const char *colon = strchr(p, ':');

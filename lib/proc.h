@@ -87,6 +87,14 @@ int ai_child_run(struct ai_child *c, const char *in, size_t in_len, struct ai_bu
     struct ai_buf *err, int64_t timeout_ms, struct ai_err *e);
 
 /*
+ * rel (a relative path) taken from the directory of the running executable,
+ * when access(mode) allows it: "ai-ask" beside ai-loop, or the installed
+ * "../share/doc/aicli/examples/config.json".  Returns a path to free(), or
+ * NULL.
+ */
+char *ai_beside_self(const char *rel, int mode);
+
+/*
  * Where to find a sibling program: dir (if not NULL), else the directory of
  * the running executable, else PATH.  Returns a path to free(), or NULL.
  */

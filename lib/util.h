@@ -14,7 +14,9 @@
 
 #include "err.h"
 
-#define AI_VERSION "0.1.0"
+#ifndef AI_VERSION
+#error "AI_VERSION comes from the Makefile's VERSION (-DAI_VERSION=...)"
+#endif
 #define AI_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The program name used in every message ("ai-ask"). */

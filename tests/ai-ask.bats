@@ -655,14 +655,53 @@ stream_of() {
 	esac
 }
 
-@test "a missing key is a configuration error naming the variable; nothing is sent" {
+@test "the missing-key message names the file the tools would read first, as it is found" {
+	unset OPENAI_API_KEY AICLI_CONFIG
+	# XDG_CONFIG_HOME moves it
+	export XDG_CONFIG_HOME="$BATS_TEST_TMPDIR/xdg"
+	run --separate-stderr ask "hi"
+	[ "$status" -eq 78 ]
+	[[ "$stderr" == *"\"openai_api_key\" in $XDG_CONFIG_HOME/aicli/config.json (not created yet; see aicli(7))" ]]
+	# a file that exists (with other settings) is named as it is
+	mkdir -p "$XDG_CONFIG_HOME/aicli"
+	printf '{"//": "mine", "model": "gpt-4.1-mini"}\n' > "$XDG_CONFIG_HOME/aicli/config.json"
+	run --separate-stderr ask "hi"
+	[ "$status" -eq 78 ]
+	[[ "$stderr" == *"\"openai_api_key\" in $XDG_CONFIG_HOME/aicli/config.json" ]]
+	# only ~/.aicli.json: that one is read, so that one is named
+	unset XDG_CONFIG_HOME
+	printf '{}\n' > "$HOME/.aicli.json"
+	run --separate-stderr ask "hi"
+	[[ "$stderr" == *"\"openai_api_key\" in $HOME/.aicli.json" ]]
+	# $AICLI_CONFIG comes first, also when it is missing (then it is an error of its own)
+	printf '{}\n' > "$BATS_TEST_TMPDIR/mine.json"
+	run --separate-stderr env AICLI_CONFIG="$BATS_TEST_TMPDIR/mine.json" ai-ask -n hi
+	[[ "$stderr" == *"\"openai_api_key\" in $BATS_TEST_TMPDIR/mine.json" ]]
+	[ "$(mock_count)" -eq 0 ]
+}
+
+@test "keys of the config file that begin with // are comments, whatever their value" {
+	cfg="$BATS_TEST_TMPDIR/config.json"
+	printf '{"//": "a comment", "//model": ["any", {"value": 1}], "openai_api_key": "sk-test-comments", "openai_base_url": "%s/v1"}\n' "$MOCK_URL" > "$cfg"
+	chmod 600 "$cfg"
+	run --separate-stderr env AICLI_CONFIG="$cfg" ai-ask -n hi
+	[ "$status" -eq 0 ]
+	[ -n "$output" ]
+	# a key that only looks like one is still unknown
+	printf '{"/model": "x"}\n' > "$cfg"
+	run --separate-stderr env AICLI_CONFIG="$cfg" ai-ask -n hi
+	[ "$status" -eq 78 ]
+	[ "$stderr" = "ai-ask: config file '$cfg': unknown key '/model'" ]
+}
+
+@test "a missing key is a configuration error naming the variable and the file; nothing is sent" {
 	unset OPENAI_API_KEY ANTHROPIC_API_KEY
 	run --separate-stderr ask "hi"
 	[ "$status" -eq 78 ]
-	[ "$stderr" = 'ai-ask: no API key for openai: set OPENAI_API_KEY or AICLI_OPENAI_API_KEY, or "openai_api_key" in the config file' ]
+	[ "$stderr" = "ai-ask: no API key for openai: set OPENAI_API_KEY or AICLI_OPENAI_API_KEY, or \"openai_api_key\" in $AICLI_CONFIG" ]
 	run --separate-stderr ask --json --provider anthropic "hi"
 	[ "$status" -eq 78 ]
-	[ "$stderr" = 'ai-ask: no API key for anthropic: set ANTHROPIC_API_KEY, or "anthropic_api_key" in the config file' ]
+	[ "$stderr" = "ai-ask: no API key for anthropic: set ANTHROPIC_API_KEY, or \"anthropic_api_key\" in $AICLI_CONFIG" ]
 	jq -e '.type == "error" and .code == "config" and .exit == 78 and .retryable == false' <<<"$output"
 	OPENAI_BASE_URL=https://api.example.com/v1 run --separate-stderr ask --provider openai-chat "hi"
 	[ "$status" -eq 78 ]

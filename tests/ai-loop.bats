@@ -561,14 +561,14 @@ ai-loop: try 'ai-loop --help' for more information" ]
 	run --separate-stderr env -u GOOGLE_API_KEY ai-loop -n --search "x"
 	[ "$status" -eq 0 ]
 	[ "$output" = "pong" ]
-	[ "$stderr" = "ai-loop: warning: web_search: ai-search: google_cse needs GOOGLE_API_KEY (set it, or google_api_key in the config file)" ]
+	[ "$stderr" = "ai-loop: warning: web_search: ai-search: google_cse needs GOOGLE_API_KEY: set it, or google_api_key in $AICLI_CONFIG" ]
 	input 2 | jq -e '[.[] | select(.type == "function_call_output") | .output | fromjson | .error_kind] == ["unavailable","unavailable"]'
 }
 
 @test "the model call fails: the child's own message and status; --json ends with its error record" {
 	run --separate-stderr env -u OPENAI_API_KEY ai-loop -n "x"
 	[ "$status" -eq 78 ]
-	[ "$stderr" = "ai-loop: ai-ask: no API key for openai: set OPENAI_API_KEY or AICLI_OPENAI_API_KEY, or \"openai_api_key\" in the config file" ]
+	[ "$stderr" = "ai-loop: ai-ask: no API key for openai: set OPENAI_API_KEY or AICLI_OPENAI_API_KEY, or \"openai_api_key\" in $AICLI_CONFIG" ]
 	mock_script '{"routes":{"POST /v1/responses":[{"status":503,"json":{"error":{"message":"down"}}}]},"repeat_last":true}'
 	run --separate-stderr env AICLI_RETRIES=0 ai-loop -n --json "x"
 	[ "$status" -eq 69 ]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # ai-search against the mock server: the real captures of Google Custom
-# Search, Brave and Tavily, and the constructed SearXNG answer
+# Search, Brave and Tavily, Exa's documented example, and the constructed
+# SearXNG answer
 # (tests/fixtures/SOURCES.md).  Every request the tool makes is asserted
 # from the mock's log: endpoint, each mapped parameter, the key.
 
@@ -12,6 +13,7 @@ GKEY="AIzaTESTgoogle-key-0123456789abcdefXYZ"
 CX="test-cx-0123"
 BKEY="BSAtest-brave-key-0123456789abcdef"
 TKEY="tvly-TEST-tavily-key-0123456789"
+XKEY="exa-TEST-key-0123456789abcdef"
 FIX_SEARCH=""
 
 setup_file() {
@@ -39,6 +41,7 @@ google() { GOOGLE_API_KEY="$GKEY" GOOGLE_CSE_CX="$CX" ai-search --base-url "$MOC
 brave() { BRAVE_API_KEY="$BKEY" ai-search --provider brave --base-url "$MOCK_URL" "$@"; }
 searxng() { AICLI_SEARXNG_URL="$MOCK_URL" ai-search --provider searxng "$@"; }
 tavily() { TAVILY_API_KEY="$TKEY" ai-search --provider tavily --base-url "$MOCK_URL" "$@"; }
+exa() { EXA_API_KEY="$XKEY" ai-search --provider exa --base-url "$MOCK_URL" "$@"; }
 
 # q N: the query parameters of logged request N, as {name: value}
 q() { mock_request "$1" | jq -c '.query | map_values(.[0])'; }
@@ -196,15 +199,16 @@ q() { mock_request "$1" | jq -c '.query | map_values(.[0])'; }
 }
 
 @test "google_cse: missing keys are a configuration error naming exactly what to set" {
-	run --separate-stderr ai-search q
+	run --separate-stderr ai-search --provider google_cse q
 	[ "$status" -eq 78 ]
-	[ "$stderr" = "ai-search: google_cse needs GOOGLE_API_KEY and GOOGLE_CSE_CX (set them, or google_api_key and google_cse_cx in the config file)" ]
+	[ "$stderr" = "ai-search: google_cse needs GOOGLE_API_KEY and GOOGLE_CSE_CX: set them, or google_api_key and google_cse_cx in $HOME/.config/aicli/config.json (not created yet; see aicli(7))" ]
+	# half of Google's settings: Google is meant, and the message says what is missing
 	run --separate-stderr env GOOGLE_API_KEY="$GKEY" ai-search q
 	[ "$status" -eq 78 ]
-	[ "$stderr" = "ai-search: google_cse needs GOOGLE_CSE_CX, the search engine ID (set it, or google_cse_cx in the config file)" ]
+	[ "$stderr" = "ai-search: google_cse needs GOOGLE_CSE_CX, the search engine ID: set it, or google_cse_cx in $HOME/.config/aicli/config.json (not created yet; see aicli(7))" ]
 	run --separate-stderr env GOOGLE_CSE_CX="$CX" ai-search --provider google q
 	[ "$status" -eq 78 ]
-	[ "$stderr" = "ai-search: google_cse needs GOOGLE_API_KEY (set it, or google_api_key in the config file)" ]
+	[ "$stderr" = "ai-search: google_cse needs GOOGLE_API_KEY: set it, or google_api_key in $HOME/.config/aicli/config.json (not created yet; see aicli(7))" ]
 	# a key that would break the header or URL it goes into
 	run --separate-stderr env BRAVE_API_KEY=$'abc\r\nX-Evil: 1' ai-search --provider brave --text q
 	[ "$status" -eq 78 ]
@@ -293,7 +297,7 @@ q() { mock_request "$1" | jq -c '.query | map_values(.[0])'; }
 	[ -z "$output" ]
 	run --separate-stderr ai-search --provider brave x
 	[ "$status" -eq 78 ]
-	[ "$stderr" = "ai-search: brave needs BRAVE_API_KEY (set it, or brave_api_key in the config file)" ]
+	[ "$stderr" = "ai-search: brave needs BRAVE_API_KEY: set it, or brave_api_key in $HOME/.config/aicli/config.json (not created yet; see aicli(7))" ]
 }
 
 # ---------------------------------------------------------------- SearXNG
@@ -338,7 +342,7 @@ q() { mock_request "$1" | jq -c '.query | map_values(.[0])'; }
 @test "searxng: the instance is required; --base-url alone can name it; -v tells which engines failed" {
 	run --separate-stderr ai-search --provider searxng q
 	[ "$status" -eq 78 ]
-	[ "$stderr" = "ai-search: searxng needs AICLI_SEARXNG_URL, the instance's URL such as http://localhost:8888 (set it, or searxng_url in the config file)" ]
+	[ "$stderr" = "ai-search: searxng needs AICLI_SEARXNG_URL, the instance's URL such as http://localhost:8888: set it, or searxng_url in $HOME/.config/aicli/config.json (not created yet; see aicli(7))" ]
 	run --separate-stderr ai-search --provider searxng --base-url "$MOCK_URL" -v -n 2 q
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 2 ]
@@ -386,7 +390,142 @@ ai-search: warning: tavily cannot restrict the language; --lang is ignored" ]
 	[ "$stderr" = "ai-search: tavily: rate limited by '127.0.0.1:$MOCK_PORT' (HTTP 429 after 2 attempts): Rate limit exceeded" ]
 	run --separate-stderr ai-search --provider tavily q
 	[ "$status" -eq 78 ]
-	[ "$stderr" = "ai-search: tavily needs TAVILY_API_KEY (set it, or tavily_api_key in the config file)" ]
+	[ "$stderr" = "ai-search: tavily needs TAVILY_API_KEY: set it, or tavily_api_key in $HOME/.config/aicli/config.json (not created yet; see aicli(7))" ]
+}
+
+# ---------------------------------------------------------------- Exa
+
+@test "exa: POST /search with x-api-key and a JSON body asking for highlights; the documented answer as a record" {
+	run --separate-stderr exa -n 3 "Latest research in LLMs"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 1 ]
+	echo "${lines[0]}" | jq -e '.type == "search_result" and .provider == "exa" and .rank == 1
+		and .query == "Latest research in LLMs"
+		and .title == "A Comprehensive Overview of Large Language Models"
+		and .url == "https://arxiv.org/pdf/2307.06435.pdf"
+		and .snippet == "Such requirements have limited their adoption..."
+		and .date == "2023-11-16T01:36:32Z"'
+	mock_request 1 | jq -e --arg k "$XKEY" '.method == "POST" and .path == "/search"
+		and .headers["x-api-key"] == $k and .headers["content-type"] == "application/json"
+		and (.headers | has("authorization") | not)'
+	mock_request 1 | jq -e '.json == {"query": "Latest research in LLMs", "numResults": 3,
+		"contents": {"highlights": true}}'
+	[[ "$output" != *"$XKEY"* && "$stderr" != *"$XKEY"* ]]
+}
+
+@test "exa: --freshness asks for pages published since that many days ago; --lang and over 100 are said once" {
+	for w in day:1 week:7 month:30 year:365; do
+		mock_reset
+		before=$(( $(date -u +%s) - ${w#*:} * 86400 ))
+		run --separate-stderr exa --freshness "${w%%:*}" q
+		after=$(( $(date -u +%s) - ${w#*:} * 86400 ))
+		[ "$status" -eq 0 ]
+		since=$(mock_request 1 | jq -r '.json.startPublishedDate')
+		[[ "$since" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.000Z$ ]]
+		t=$(date -u -d "$since" +%s)
+		[ "$t" -ge "$before" ] && [ "$t" -le "$after" ]
+	done
+	mock_reset
+	run --separate-stderr exa -n 100 --lang ja q
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "ai-search: warning: exa cannot restrict the language; --lang is ignored" ]
+	mock_request 1 | jq -e '.json.numResults == 100 and (.json | has("startPublishedDate") | not)'
+}
+
+@test "exa: a result without highlights gets its summary, else the start of its text; a bad URL is skipped" {
+	mock_script '{"routes":{"POST /search":[{"json":{"requestId":"r1","results":[
+		{"title":"A","url":"https://a.example/","summary":"the summary","text":"the text"},
+		{"title":"B","url":"https://b.example/","highlights":[],"text":"only <b>text</b> here"},
+		{"title":"C","url":"javascript:alert(1)","highlights":["x"]},
+		{"title":"D","url":"https://d.example/","highlights":["one.","two."],"publishedDate":null}]}}]}}'
+	run --separate-stderr exa q
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	echo "${lines[0]}" | jq -e '.snippet == "the summary" and .rank == 1'
+	echo "${lines[1]}" | jq -e '.snippet == "only text here" and .rank == 2'
+	echo "${lines[2]}" | jq -e '.snippet == "one. ... two." and .rank == 3 and (has("date") | not)'
+}
+
+@test "exa: 401 is a refused key, 402 used-up credits (75), 429 a rate limit (75), a body without results a protocol error" {
+	mock_script '{"routes":{"POST /search":[{"status":401,"json":{"requestId":"r","error":"Invalid API key","tag":"INVALID_API_KEY"}}]}}'
+	run --separate-stderr exa --text q
+	[ "$status" -eq 78 ]
+	[ "$stderr" = "ai-search: exa: '127.0.0.1:$MOCK_PORT' refused the API key (HTTP 401 INVALID_API_KEY): Invalid API key" ]
+	mock_script '{"routes":{"POST /search":[{"status":402,"json":{"requestId":"r","error":"You have run out of credits","tag":"NO_MORE_CREDITS"}}]}}'
+	run --separate-stderr exa --text q
+	[ "$status" -eq 75 ]
+	[ "$stderr" = "ai-search: exa: the credits or the key's budget are used up ('127.0.0.1:$MOCK_PORT' answered HTTP 402 NO_MORE_CREDITS): You have run out of credits" ]
+	mock_script '{"repeat_last":true,"routes":{"POST /search":[{"status":429,"headers":{"Retry-After":"0"},"json":{"error":"Too many requests"}}]}}'
+	run --separate-stderr exa --retries 1 --text q
+	[ "$status" -eq 75 ]
+	[ "$stderr" = "ai-search: exa: rate limited by '127.0.0.1:$MOCK_PORT' (HTTP 429 after 2 attempts): Too many requests" ]
+	mock_script '{"routes":{"POST /search":[{"json":{"requestId":"r"}}]}}'
+	run --separate-stderr exa --text q
+	[ "$status" -eq 76 ]
+	[ "$stderr" = "ai-search: exa: unexpected response from '127.0.0.1:$MOCK_PORT': no \"results\" array" ]
+	run --separate-stderr ai-search --provider exa q
+	[ "$status" -eq 78 ]
+	[ "$stderr" = "ai-search: exa needs EXA_API_KEY: set it, or exa_api_key in $HOME/.config/aicli/config.json (not created yet; see aicli(7))" ]
+}
+
+# ---------------------------------------------------------------- the default provider
+
+@test "no --provider: the first provider whose settings are set, in the order google_cse, brave, tavily, exa, searxng" {
+	export AICLI_SEARCH_BASE_URL="$MOCK_URL"
+	run --separate-stderr env BRAVE_API_KEY="$BKEY" TAVILY_API_KEY="$TKEY" EXA_API_KEY="$XKEY" AICLI_SEARXNG_URL="$MOCK_URL" ai-search -v -n 1 q
+	[ "$status" -eq 0 ]
+	echo "${lines[0]}" | jq -e '.provider == "brave"'
+	[[ "$stderr" == "ai-search: provider: brave"* ]]
+	mock_request 1 | jq -e '.path == "/res/v1/web/search"'
+	run --separate-stderr env TAVILY_API_KEY="$TKEY" EXA_API_KEY="$XKEY" ai-search -n 1 q
+	echo "${lines[0]}" | jq -e '.provider == "tavily"'
+	run --separate-stderr env EXA_API_KEY="$XKEY" AICLI_SEARXNG_URL="$MOCK_URL" ai-search -n 1 q
+	echo "${lines[0]}" | jq -e '.provider == "exa"'
+	run --separate-stderr env AICLI_SEARXNG_URL="$MOCK_URL" ai-search -n 1 q
+	echo "${lines[0]}" | jq -e '.provider == "searxng"'
+	run --separate-stderr env GOOGLE_API_KEY="$GKEY" GOOGLE_CSE_CX="$CX" BRAVE_API_KEY="$BKEY" ai-search -n 1 q
+	echo "${lines[0]}" | jq -e '.provider == "google_cse"'
+	# Google half set and Brave set: Brave, the first configured
+	run --separate-stderr env GOOGLE_API_KEY="$GKEY" BRAVE_API_KEY="$BKEY" ai-search -n 1 q
+	[ "$status" -eq 0 ]
+	echo "${lines[0]}" | jq -e '.provider == "brave"'
+	# a provider named wins over the order
+	run --separate-stderr env BRAVE_API_KEY="$BKEY" EXA_API_KEY="$XKEY" AICLI_SEARCH_PROVIDER=exa ai-search -n 1 q
+	echo "${lines[0]}" | jq -e '.provider == "exa"'
+}
+
+@test "no --provider: keys in the config file count as configured, and the file's search_provider wins" {
+	cfg="$BATS_TEST_TMPDIR/config.json"
+	printf '{"exa_api_key":"%s","search_base_url":"%s"}\n' "$XKEY" "$MOCK_URL" > "$cfg"
+	chmod 600 "$cfg"
+	run --separate-stderr env AICLI_CONFIG="$cfg" ai-search -n 1 q
+	[ "$status" -eq 0 ]
+	echo "${lines[0]}" | jq -e '.provider == "exa"'
+	mock_request 1 | jq -e --arg k "$XKEY" '.headers["x-api-key"] == $k'
+	printf '{"exa_api_key":"%s","tavily_api_key":"%s","search_provider":"exa","search_base_url":"%s"}\n' \
+		"$XKEY" "$TKEY" "$MOCK_URL" > "$cfg"
+	run --separate-stderr env AICLI_CONFIG="$cfg" ai-search -n 1 q
+	echo "${lines[0]}" | jq -e '.provider == "exa"'
+}
+
+@test "no provider configured at all: one message lists each, what it needs and where to get it; nothing is sent" {
+	run --separate-stderr ai-search --text q
+	[ "$status" -eq 78 ]
+	[ -z "$output" ]
+	[ "$stderr" = "ai-search: no search provider is configured: set the keys of one of these, in the environment or in the config file
+ai-search:   google_cse GOOGLE_API_KEY and GOOGLE_CSE_CX (google_api_key, google_cse_cx), closed to new customers, ends on 1 January 2027
+ai-search:   brave      BRAVE_API_KEY (brave_api_key), https://brave.com/search/api/
+ai-search:   tavily     TAVILY_API_KEY (tavily_api_key), https://app.tavily.com/
+ai-search:   exa        EXA_API_KEY (exa_api_key), https://dashboard.exa.ai/api-keys
+ai-search:   searxng    AICLI_SEARXNG_URL (searxng_url), a SearXNG instance with JSON output, https://docs.searxng.org/
+ai-search: the config file: $HOME/.config/aicli/config.json (not created yet; see aicli(7))" ]
+	# into a pipe, the next tool learns of it from an error record too
+	run --separate-stderr ai-search q
+	[ "$status" -eq 78 ]
+	echo "$output" | jq -e '.type == "error" and .exit == 78
+		and (.message | startswith("no search provider is configured"))'
+	[ "$(mock_count)" -eq 0 ]
 }
 
 # ---------------------------------------------------------------- output
@@ -533,7 +672,7 @@ ai-search: warning: tavily cannot restrict the language; --lang is ignored" ]
 	run -64 --separate-stderr ai-search --json --text q
 	[[ "$stderr" == *"--json and --text cannot be used together"* ]]
 	run -64 --separate-stderr ai-search --provider bing q
-	[[ "$stderr" == *"option '--provider': 'bing' is not a provider: google_cse (or google), brave, searxng or tavily"* ]]
+	[[ "$stderr" == *"option '--provider': 'bing' is not a provider: google_cse (or google), brave, tavily, exa or searxng"* ]]
 	[[ "$stderr" == *"try 'ai-search --help' for more information"* ]]
 	run -64 --separate-stderr ai-search --timeout 0 q
 	[[ "$stderr" == *"option '--timeout': '0' is not a number of seconds from 0.1 to 3600"* ]]
@@ -542,7 +681,7 @@ ai-search: warning: tavily cannot restrict the language; --lang is ignored" ]
 	run -64 --separate-stderr google --base-url "ftp://127.0.0.1/" q
 	[[ "$stderr" == *"option '--base-url': 'ftp://127.0.0.1/' is not a usable URL (only http and https URLs are supported)"* ]]
 	run -78 --separate-stderr env AICLI_SEARCH_PROVIDER=bing ai-search --text q
-	[ "$stderr" = "ai-search: \$AICLI_SEARCH_PROVIDER: 'bing' is not a provider: google_cse (or google), brave, searxng or tavily" ]
+	[ "$stderr" = "ai-search: \$AICLI_SEARCH_PROVIDER: 'bing' is not a provider: google_cse (or google), brave, tavily, exa or searxng" ]
 	run -78 --separate-stderr env AICLI_TIMEOUT=soon GOOGLE_API_KEY=k GOOGLE_CSE_CX=c ai-search --text q
 	[ "$stderr" = "ai-search: \$AICLI_TIMEOUT: 'soon' is not a number of seconds from 0.1 to 3600" ]
 	run -78 --separate-stderr env AICLI_SEARCH_BASE_URL="$MOCK_URL/?x=1" GOOGLE_API_KEY=k GOOGLE_CSE_CX=c ai-search --text q

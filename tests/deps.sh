@@ -3,8 +3,11 @@
 # A no-op when they are all present.  Run by 'make deps'.
 set -eu
 
+# groff: the manuals are also rendered the way man(1) shows them; zsh and fish:
+# the completions are tried in each shell; debhelper and lintian: make deb.
 pkgs="build-essential pkg-config libcurl4-openssl-dev libcjson-dev libjq-dev
-	bats jq curl python3 mandoc valgrind time clang libclang-rt-dev strace git ripgrep"
+	bats jq curl python3 mandoc groff-base valgrind time clang libclang-rt-dev strace git ripgrep
+	zsh fish debhelper lintian"
 
 missing=""
 for p in $pkgs; do

@@ -265,7 +265,8 @@ elapsed_ms() { echo "$1 $2" | awk '{ printf "%d", ($2 - $1) * 1000 }'; }
 	big=$(head -c 5000 /dev/zero | tr '\0' 'a')
 	run "$HTTP" --post "{\"x\":\"$big\"}" "$MOCK_URL/v1/chat/completions"
 	[ "$status" -eq 0 ]
-	mock_request 1 | jq -e '.headers["user-agent"] == "aicli/0.1.0" and (.headers | has("expect") | not)'
+	v=$(sed -n 's/^VERSION *= *//p' "$BATS_TEST_DIRNAME/../Makefile")
+	mock_request 1 | jq -e --arg ua "aicli/$v" '.headers["user-agent"] == $ua and (.headers | has("expect") | not)'
 	mock_request 1 | jq -e '.json.x | length == 5000'
 }
 

@@ -150,6 +150,14 @@ EOF
 	expect_fixture POST /search '{"query":"What is Pydantic AI?"}' 200 application/json search/tavily_search_response.json
 }
 
+@test "POST /search with an x-api-key header (Exa's) serves Exa's documented response" {
+	local out="$BATS_TEST_TMPDIR/body"
+	run mcurl -X POST -H 'x-api-key: k' -H 'Content-Type: application/json' --data-binary '{"query":"q"}' \
+		-o "$out" -w '%{http_code} %{content_type}' "$MOCK_URL/search"
+	[ "$output" = "200 application/json" ]
+	cmp "$out" "$MOCK_FIXTURES/search/exa_search_response.json"
+}
+
 @test "an unknown route answers 404 with a JSON error naming method and path" {
 	run mcurl -w ' %{http_code}' "$MOCK_URL/v2/nothing?x=1"
 	[ "$output" = '{"error":{"message":"mock: no route for GET /v2/nothing"}} 404' ]

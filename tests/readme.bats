@@ -36,7 +36,7 @@ examples() {
  "anthropic_api_key": "sk-ant-readme-0123456789abcdef", "anthropic_base_url": "$MOCK_URL",
  "ollama_host": "$MOCK_URL", "search_base_url": "$MOCK_URL",
  "google_api_key": "AIza-readme-test-key", "google_cse_cx": "readme-cx",
- "brave_api_key": "brave-readme-key", "tavily_api_key": "tvly-readme-key",
+ "brave_api_key": "brave-readme-key", "tavily_api_key": "tvly-readme-key", "exa_api_key": "exa-readme-key",
  "searxng_url": "$MOCK_URL"}
 JSON
 	chmod 600 "$cfg"

@@ -24,12 +24,16 @@ man_synopsis() {
 		tr -s ' \t' '  '
 }
 
-# The usage lines of --help, the same way.
+# The usage lines of --help, the same way: a line that does not start with
+# the tool's name continues the one before (usage lines are wrapped).
 help_synopsis() {
-	"$1" --help | awk '
-		NR == 1 { sub(/^usage: /, ""); print; next }
+	"$1" --help | awk -v name="$(basename "$1")" '
+		NR == 1 { sub(/^usage: /, ""); cur = $0; next }
 		/^$/ { exit }
-		{ sub(/^[ \t]+/, ""); print }' | tr -s ' \t' '  '
+		{ line = $0; sub(/^[ \t]+/, "", line) }
+		index(line, name " ") == 1 { print cur; cur = line; next }
+		{ cur = cur " " line }
+		END { if (cur != "") print cur }' | tr -s ' \t' '  '
 }
 
 @test "every tool folder has a built binary and a man page" {
@@ -49,6 +53,24 @@ help_synopsis() {
 			echo "$t: man SYNOPSIS:"; echo "$want"; echo "$t: --help:"; echo "$got"
 			false
 		fi
+	done
+}
+
+@test "--help fits in 80 columns, every tool; wrapped usage lines go under the tool's arguments" {
+	for t in "${TOOLS[@]}"; do
+		"$ROOT/bin/$t" --help > "$BATS_TEST_TMPDIR/help"
+		long=$(awk 'length($0) > 80 { print FILENAME ":" NR ": " length($0) " columns: " $0 }' \
+			"$BATS_TEST_TMPDIR/help")
+		[ -z "$long" ] || { echo "$t --help: $long"; false; }
+		# a continuation of a usage line starts under the first argument
+		indent=$(printf 'usage: %s ' "$t" | wc -c)
+		awk -v n="$indent" -v t="$t" 'NR == 1 { next } /^$/ { exit }
+			/^       ai-/ { next }
+			{ match($0, /^ +/); if (RLENGTH != n) { print t ": bad indent: " $0; bad = 1 } }
+			END { exit bad }' "$BATS_TEST_TMPDIR/help"
+		# descriptions too: every line of the option list is indented
+		awk '/^Options:$/ { on = 1; next } on && /^$/ { exit } on && !/^  / { print; bad = 1 }
+			END { exit bad }' "$BATS_TEST_TMPDIR/help"
 	done
 }
 

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/../.."
 out=tests/fuzz/build
 mkdir -p "$out"
 CC=${FUZZ_CC:-clang}
-flags="-std=c11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE -Ilib $(pkg-config --cflags libcjson) -fsanitize=fuzzer,address,undefined"
+version=$(sed -n 's/^VERSION *= *//p' Makefile)
+flags="-std=c11 -Wall -Wextra -Werror -g -O1 -D_GNU_SOURCE -DAI_VERSION=\"$version\" -Ilib $(pkg-config --cflags libcjson) -fsanitize=fuzzer,address,undefined"
 libs="$(pkg-config --libs libcjson)"
 lib_src=$(ls lib/*.c)
 

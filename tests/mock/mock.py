@@ -117,6 +117,14 @@ def _searxng(req):
     return 200, None, "search/searxng_search_response.json"
 
 
+def _post_search(req):
+    # Tavily and Exa both answer POST /search; Exa's clients send the key as x-api-key,
+    # Tavily's as a Bearer token.
+    if "x-api-key" in req["headers"]:
+        return 200, None, "search/exa_search_response.json"
+    return 200, None, "search/tavily_search_response.json"
+
+
 DEFAULT_ROUTES = [
     ("POST", lambda p: p.endswith("/responses"), _openai_responses),
     ("POST", lambda p: p.endswith("/chat/completions"), _chat_completions),
@@ -128,7 +136,7 @@ DEFAULT_ROUTES = [
     ("GET", lambda p: p.endswith("/res/v1/web/search"),
      lambda r: (200, None, "search/brave_web_search_response.json")),
     ("GET", lambda p: p.endswith("/search"), _searxng),
-    ("POST", lambda p: p.endswith("/search"), lambda r: (200, None, "search/tavily_search_response.json")),
+    ("POST", lambda p: p.endswith("/search"), _post_search),
 ]
 
 

@@ -1,5 +1,6 @@
 /* Unit tests: config.h. */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -191,6 +192,34 @@ main(void)
 		CHECK_INT(ms, 30000);
 		CHECK_INT(ai_config_count(&c, NULL, "--retries", renv, "retries", 3, 0, 10, &n, &e), 0);
 		CHECK_INT(n, 3);
+	}
+	/* comments, and the file a message names */
+	{
+		char hint[2048], want[600];
+
+		write_file(path, "{\"//\": \"x\", \"//model\": [1, {}], \"model\": \"m\"}", 0600);
+		CHECK_INT(load(&c, &e), 0);
+		CHECK_STR(ai_config_get(&c, NULL, NULL, NULL, "model", NULL, NULL), "m");
+		CHECK_STR(ai_config_hint(&c, hint, sizeof(hint)), path);
+		write_file(path, "{\"/model\": \"x\"}", 0600);
+		CHECK_INT(load(&c, &e), -1);
+		CHECK(strstr(e.msg, "unknown key '/model'") != NULL);
+		/* no file: the first one the tools would read, said not to exist yet */
+		unlink(path);
+		CHECK_INT(load(&c, &e), 0);
+		snprintf(want, sizeof(want), "%s/.config/aicli/config.json (not created yet; see aicli(7))",
+		    dir);
+		CHECK_STR(ai_config_hint(&c, hint, sizeof(hint)), want);
+		setenv("XDG_CONFIG_HOME", "/nonexistent-xdg", 1);
+		CHECK_STR(ai_config_hint(&c, hint, sizeof(hint)),
+		    "/nonexistent-xdg/aicli/config.json (not created yet; see aicli(7))");
+		setenv("AICLI_CONFIG", "/nonexistent-mine.json", 1);
+		CHECK_STR(ai_config_hint(&c, hint, sizeof(hint)),
+		    "/nonexistent-mine.json (not created yet; see aicli(7))");
+		unsetenv("AICLI_CONFIG");
+		unsetenv("XDG_CONFIG_HOME");
+		/* the test program is not installed: no example beside it */
+		CHECK(ai_config_example() == NULL);
 	}
 	ai_config_free(&c);
 	ai_secret_clear();

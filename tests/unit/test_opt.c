@@ -61,6 +61,107 @@ parse(struct ai_err *e, int *nops, char ***ops, int argc, ...)
 	return ai_opt_parse(&cmd, argc, argv, nops, ops, e);
 }
 
+/* The help of cmd as one string (to free()). */
+static char *
+help_of(const struct ai_command *c)
+{
+	char *p = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&p, &n);
+
+	ai_opt_help(c, f);
+	fclose(f);
+	return p;
+}
+
+/* Every line of s is at most 80 columns (bytes: the tests use ASCII). */
+static int
+fits(const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+
+		if (n > 80)
+			return 0;
+		s += n + (s[n] == '\n');
+	}
+	return 1;
+}
+
+static void
+help_wraps(void)
+{
+	static const char *const syn[] = {
+		"t [-jv] [--max-steps N] [--file PATH]... [--tools FILE | --schema FILE] [--continue FILE] "
+		"[-m MODEL] [--provider NAME] [option ...] [TASK ...]",
+		"t --serve [-v]",
+		NULL
+	};
+	static const struct ai_option opts[] = {
+		{ .type = AI_OPT_STR, .long_name = "base-url", .arg = "URL", .help = "the provider's base "
+		  "URL (env OPENAI_BASE_URL, ANTHROPIC_BASE_URL, OLLAMA_HOST), and some more words "
+		  "so that it takes three lines" },
+		{ .type = AI_OPT_STR, .long_name = "a-very-long-option-name", .arg = "SECONDS",
+		  .help = "short" },
+		{ .type = AI_OPT_FLAG, .short_name = 'j', .help = "json" },
+		AI_OPTION_END
+	};
+	const struct ai_command c = { syn, "A summary that is long enough to need two lines when "
+	    "it is printed at eighty columns, as some tools' are.", opts, 0 };
+	char *h = help_of(&c);
+
+	CHECK(fits(h));
+	/* usage lines break between groups, never inside one, and go on under the first argument */
+	CHECK(strstr(h, "usage: t [-jv] [--max-steps N] [--file PATH]... [--tools FILE | --schema "
+	    "FILE]\n") == h);
+	CHECK(strstr(h, "\n         [--continue FILE] [-m MODEL] [--provider NAME] [option ...] "
+	    "[TASK ...]\n       t --serve [-v]\n\n") != NULL);
+	CHECK(strstr(h, "\nA summary that is long enough to need two lines when it is printed at "
+	    "eighty\ncolumns, as some tools' are.\n") != NULL);
+	/* a description wraps under itself; after a long option, it starts on the next line */
+	CHECK(strstr(h, "\n      --base-url URL            the provider's base URL (env OPENAI_BASE_URL,\n"
+	    "                                ANTHROPIC_BASE_URL, OLLAMA_HOST), and some more\n"
+	    "                                words so that it takes three lines\n") != NULL);
+	CHECK(strstr(h, "\n      --a-very-long-option-name SECONDS\n"
+	    "                                short\n") != NULL);
+	CHECK(strstr(h, "\n  -j                            json\n") != NULL);
+	free(h);
+	/* a word longer than a line is not cut: it overflows on a line of its own */
+	{
+		static const char *const one[] = { "t [--a-group-that-is-far-too-long-to-fit-on-one-line-"
+		    "of-eighty-columns-by-itself N]", NULL };
+		const struct ai_command c1 = { one, NULL, opts + 2, 0 };
+
+		h = help_of(&c1);
+		CHECK(strstr(h, "usage: t \n         [--a-group") == h ||
+		    strstr(h, "usage: t [--a-group") == h);
+		free(h);
+	}
+}
+
+static void
+completions(void)
+{
+	char *p = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&p, &n);
+
+	CHECK_INT(ai_complete_print(&cmd, "tcsh", f), -1);
+	CHECK_INT(ai_complete_print(&cmd, "bash", f), 0);
+	CHECK_INT(ai_complete_print(&cmd, "zsh", f), 0);
+	CHECK_INT(ai_complete_print(&cmd, "fish", f), 0);
+	fclose(f);
+	/* every option, in each shell's words; a value that takes a file completes files */
+	CHECK(strstr(p, "complete -F _aicli_") != NULL);
+	CHECK(strstr(p, "--max-steps") != NULL && strstr(p, "--temperature") != NULL);
+	CHECK(strstr(p, "-f|--file)\n\t\tmapfile -t COMPREPLY < <(compgen -f") != NULL);
+	CHECK(strstr(p, "'*'{-f+,--file=}'[allow PATH]:PATH:_files'") != NULL);
+	CHECK(strstr(p, "'(- *)'{-h,--help}'[show this help and exit]'") != NULL);
+	CHECK(strstr(p, " -s f -l file -r -F -d 'allow PATH'") != NULL);
+	CHECK(strstr(p, " -l provider") == NULL);
+	free(p);
+}
+
 int
 main(void)
 {
@@ -179,5 +280,7 @@ main(void)
 		CHECK_STR(b.buf, "what is  pledge");
 		ai_buf_release(&b);
 	}
+	help_wraps();
+	completions();
 	T_DONE();
 }
