@@ -499,7 +499,12 @@ numbered() {
 
 @test "--max-memory: sort running out of it says so in one message; grep and tail stream within it" {
 	yes 1 | head -c 24000000 >ones.txt
-	for cmd in 'sort ones.txt' 'cat ones.txt | sort -n | uniq -c'; do
+	sorts=('sort ones.txt' 'cat ones.txt | sort -n | uniq -c')
+	# an ASan build has no memory limit but for single huge allocations
+	if ldd "$(command -v ai-exec)" | grep -q libasan; then
+		sorts=()
+	fi
+	for cmd in "${sorts[@]}"; do
 		run ai-exec --max-memory 64 --max-file 30000000 --file ones.txt "$cmd"
 		echo "$cmd: $output"
 		[ "$status" -eq 3 ]
