@@ -293,7 +293,8 @@ tree_state() {
 		'.[1e9] = 1' 3 'memory'
 		'"x" * 1e9 | length' 3 'memory\|CPU time'
 		'[limit(1e9; repeat("abcdefghij"))] | length' 3 'memory\|CPU time'
-		'repeat(1)' 3 'the output is larger'
+		# an endless output: each value large, so that the output limit comes long before the CPU's
+		'repeat("x" * 10000)' 3 'the output is larger'
 		'last(range(1e12))' 3 'CPU time'
 		'reduce range(1e6) as $i (null; [.]) | tojson | length' 3 'memory\|CPU time\|stopped by'
 	)
