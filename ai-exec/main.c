@@ -110,7 +110,8 @@ one_command(struct x_ctx *c, const char *command, uint64_t start, uint64_t size,
 	} else if (print_page(&r, e) < 0) {
 		code = -1;
 	}
-	if (code >= 0 && !r.ok)
+	/* a failure's messages, and a success's too (grep's "binary file matches", jq's debug) */
+	if (code >= 0 && (!r.ok || !json))
 		print_stderr(&r);
 	if (code >= 0 && r.more && !json)
 		ai_error("the output is %llu bytes; this is bytes %llu to %llu: --start %llu shows "

@@ -9,3 +9,7 @@ tests/helpers/exec-parsers: tests/helpers/exec-parsers.o ai-exec/prog/outparse.o
 		ai-exec/prog/path.o \
 		ai-exec/prog/gitcfg.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
+
+# The regular expressions' unit test links the engine alone.
+tests/unit/test_regex: tests/unit/test_regex.o ai-exec/lang/regex.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)

@@ -104,8 +104,9 @@ declare_execute(cJSON *tools, const struct lopts *o)
 	cJSON *props, *params;
 
 	ai_buf_adds(&d, "Run a read-only command and get one page of its output. A command is "
-	    "built-ins joined by '|': cat, nl, head, tail, wc, sort, uniq, cut, grep (extended "
-	    "regular expressions), jq, and curl URL (GET). There is no shell: no other programs, "
+	    "built-ins joined by '|', with GNU's options and output (C locale): cat, nl, head, "
+	    "tail, wc, sort, uniq, cut, grep (basic regular expressions as in GNU grep, -E "
+	    "extended, -F fixed), jq (1.6), and curl URL (GET). There is no shell: no other programs, "
 	    "no redirections, no variables, nothing is written; quote words with blanks in single "
 	    "quotes. Files it can read: ");
 	add_list(&d, &o->files);

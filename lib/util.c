@@ -10,11 +10,15 @@
 #include "banned.h"
 
 const char *ai_progname = "aicli";
+void (*ai_oom_hook)(void);
 
 void
 ai_oom(void)
 {
 	static const char tail[] = ": out of memory\n";
+
+	if (ai_oom_hook != NULL)
+		ai_oom_hook();
 
 	/* No stdio here: it may need memory itself. */
 	(void)!write(2, ai_progname, strlen(ai_progname));

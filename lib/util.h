@@ -19,7 +19,7 @@
 #endif
 #define AI_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The program name used in every message ("ai-ask"); the only mutable global. */
+/* The program name used in every message ("ai-ask"). */
 extern const char *ai_progname;
 
 void *ai_xmalloc(size_t n);
@@ -29,6 +29,11 @@ char *ai_xstrdup(const char *s);
 /* A NUL-terminated copy of n bytes of p. */
 char *ai_xmemdup(const void *p, size_t n);
 void ai_oom(void) AI_NORETURN;
+/*
+ * When set, ai_oom calls it instead of writing its message (a child whose
+ * parent reports the failure in its own words); it must not return.
+ */
+extern void (*ai_oom_hook)(void);
 
 /* Milliseconds on the monotonic clock, and wall-clock milliseconds since the epoch. */
 int64_t ai_now_ms(void);

@@ -247,7 +247,7 @@ tree_state() {
 
 # ---- jq: the environment and runaway filters ----
 
-@test "jq: the environment is hidden, input and modules are off: no secret comes out" {
+@test "jq: the environment is hidden, modules are off, input reads only the input: no secret comes out" {
 	export SECRET_API_KEY=sk-env-secret-0123456789 AWS_SECRET_ACCESS_KEY=aws-secret-0123456789
 	local -a filters=(
 		'env' '$ENV' 'env.SECRET_API_KEY' '$ENV.AWS_SECRET_ACCESS_KEY' '[env[]]' '$ENV | tostring'
@@ -261,9 +261,7 @@ tree_state() {
 		[[ "$output" != *secret-0123456789* ]] || { echo "leak with $f: $output"; false; }
 	done
 	local -a refused=(
-		'input' 'error (at <stdin>:1): input is disabled' 1
-		'[inputs]' 'error (at <stdin>:1): inputs is disabled' 1
-		'"x" | modulemeta' 'error (at <stdin>:1): modulemeta is disabled' 1
+		'"x" | modulemeta' 'error (at data.json:1): modulemeta is disabled' 1
 		'import "a" as a; .' 'syntax error, unexpected import (Unix shell quoting issues?) at <top-level>, line 1' 65
 		'include "a"; .' 'syntax error, unexpected include (Unix shell quoting issues?) at <top-level>, line 1' 65
 		'$__prog_args' '$__prog_args is not defined at <top-level>, line 1' 65
@@ -274,6 +272,18 @@ tree_state() {
 		[ "$status" -eq "${refused[k + 2]}" ] || { echo "exit $status for ${refused[k]}: $stderr"; false; }
 		[ "$stderr" = "ai-exec: jq: ${refused[k + 1]}" ] || { echo "got: $stderr"; false; }
 	done
+	# input and inputs read the values of the command's own input, as in jq, and nothing else
+	printf '1 2\n3\n' >three.json
+	run --separate-stderr ai-exec --file three.json "jq -c '[., input]' three.json"
+	[ "$status" -eq 1 ]
+	[ "$output" = "[1,2]" ]
+	[ "$stderr" = "ai-exec: jq: error (at three.json:2): break" ]
+	run ai-exec --file three.json --file data.json "jq -n -c '[inputs]' three.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[1,2,3]" ]
+	run ai-exec --file data.json "jq -n -c '[inputs]'"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[]" ]
 }
 
 @test "jq: runaway filters are stopped within their limits, and the server answers the next call" {
@@ -283,7 +293,8 @@ tree_state() {
 		'.[1e9] = 1' 3 'memory'
 		'"x" * 1e9 | length' 3 'memory\|CPU time'
 		'[limit(1e9; repeat("abcdefghij"))] | length' 3 'memory\|CPU time'
-		'repeat(1)' 3 'the output is larger'
+		# an endless output: each value large, so that the output limit comes long before the CPU's
+		'repeat("x" * 10000)' 3 'the output is larger'
 		'last(range(1e12))' 3 'CPU time'
 		'reduce range(1e6) as $i (null; [.]) | tojson | length' 3 'memory\|CPU time\|stopped by'
 	)
@@ -346,10 +357,10 @@ tree_state() {
 	out=$(script -qec "ai-exec --file evil.txt 'cat evil.txt'" /dev/null </dev/null | tr -d '\r')
 	[ "$out" = '^[]52;c;cm0gLXJmIH4=^G^[[2J^[[1;1H^[[?1049h fake prompt $ ' ]
 	out=$(script -qec "ai-exec --file evil.json 'jq \"error(.)\" evil.json'" /dev/null </dev/null | tr -d '\r')
-	[ "$out" = 'ai-exec: jq: error (at <stdin>:1): ^[]0;pwned^G' ]
+	[ "$out" = 'ai-exec: jq: error (at evil.json:1): ^[]0;pwned^G' ]
 	# stderr into a pipe is sanitized too: it is a diagnostic, not the product
 	run --separate-stderr ai-exec --file evil.json 'jq "error(.)" evil.json'
-	[ "$stderr" = 'ai-exec: jq: error (at <stdin>:1): ^[]0;pwned^G' ]
+	[ "$stderr" = 'ai-exec: jq: error (at evil.json:1): ^[]0;pwned^G' ]
 	name=$'\e[31mred.txt'
 	printf 'x\n' >"$name"
 	run --separate-stderr ai-exec --file "$name" 'cat secret.txt'

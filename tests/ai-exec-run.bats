@@ -354,7 +354,7 @@ Run it? [y/N] y" ]
 	[ "${lines[0]}" = 1 ]
 	run --separate-stderr ai-exec --policy "$TPOL" --max-output 1000 --json --run seq 1000000
 	[ "$stderr" = "ai-exec: seq: wrote more than 1000 bytes on its standard output and error (--max-output): stopped it" ]
-	jq -e '.ok == false and .error_kind == "limit" and .truncated and .exitCode != 0' <<<"$output"
+	jq -e '.ok == false and .error_kind == "limit" and .truncated and .exitCode != 0' <<<"${lines[0]}"
 }
 
 @test "Landlock: an L0 program cannot write a file or start another program, in the sandbox or without it; at L1 it can" {

@@ -399,7 +399,7 @@ for what, fam, kind, addr in (('tcp', socket.AF_INET, socket.SOCK_STREAM, ('127.
 		ai-exec --policy lax.json --approve L1 --max-procs 30 --json --run sh -c 'b() { b | b & }; b; sleep 60732'
 	cd - >/dev/null
 	rm -rf "$share"
-	jq -e '.ok == false and .error_kind == "limit" and (.error | contains("--max-procs"))' <<<"$output"
+	jq -e '.ok == false and .error_kind == "limit" and (.error | contains("--max-procs"))' <<<"${lines[0]}"
 	sleep 0.3
 	! pgrep -f 'sleep 6073[23]'
 }

@@ -175,8 +175,15 @@ numbered() {
 	[ "$(jq -r .stdout_text <<<"$output")" = $'line 416668\nline 416669' ]
 	[ "$(jq .next_start <<<"$output")" = 5000028 ]
 	[ "$(jq .total_bytes <<<"$output")" = 9600000 ]
-	# the same file through a pipeline has to be read whole: the read limit applies
+	# through a pipeline, cat reads as far as the stage after it needs: head's line, tail's end
 	run ai-exec --json --file big.txt --max-read 20000 'cat big.txt | head -n 1'
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .stdout_text <<<"$output")" = $'line 000001' ]
+	run ai-exec --json --file big.txt --max-read 20000 'cat big.txt | tail -n 2'
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .stdout_text <<<"$output")" = $'line 799999\nline 800000' ]
+	# a stage that needs it all: the read limit applies, and names the stage that read
+	run ai-exec --json --file big.txt --max-read 20000 'cat big.txt | wc -l'
 	[ "$status" -eq 3 ]
 	[ "$(jq -r .error <<<"${lines[0]}")" = "stage 1 (cat): the command read more than the limit of 20000 bytes (--max-read)" ]
 	[ "$(jq -r .error_kind <<<"${lines[0]}")" = limit ]
@@ -235,6 +242,29 @@ numbered() {
 	jq -e '.type == "error" and .exit == 1 and .code == "failed"' <<<"${lines[1]}"
 }
 
+@test "a success's messages reach stderr too: grep's binary file, jq's debug and halt_error(0)" {
+	{ printf '%0599d\n' 0; printf 'alpha\0beta\nalpha\n'; } >nul.txt
+	run --separate-stderr ai-exec --file nul.txt 'grep alpha nul.txt'
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$stderr" = 'ai-exec: grep: nul.txt: binary file matches' ]
+	run --separate-stderr ai-exec --file nul.txt 'grep -c alpha nul.txt'
+	[ "$status" -eq 0 ]
+	[ "$output" = 2 ]
+	[ -z "$stderr" ]
+	run --separate-stderr ai-exec --file stream.ndjson 'jq -c "debug | .a" stream.ndjson | head -n 1'
+	[ "$status" -eq 0 ]
+	[ "$output" = 1 ]
+	[[ "$stderr" == 'ai-exec: stage 1 (jq): ["DEBUG:",{"a":1}]'* ]]
+	run --separate-stderr ai-exec --file stream.ndjson "jq -n '\"bye\" | halt_error(0)'"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = 'ai-exec: jq: bye' ]
+	# with --json the messages are in the record
+	run --separate-stderr ai-exec --json --file nul.txt 'grep alpha nul.txt'
+	[ -z "$stderr" ]
+	jq -e '.ok and .stderr_text == "grep: nul.txt: binary file matches\n"' <<<"$output"
+}
+
 @test "grep selecting nothing: exit 1 (ok) as the last stage, no effect in the middle" {
 	run --separate-stderr ai-exec --file notes.md 'grep zzz notes.md'
 	[ "$status" -eq 1 ]
@@ -253,11 +283,16 @@ numbered() {
 	run ai-exec --file data.json 'jq ".name |" data.json'
 	[ "$status" -eq 65 ]
 	[ "$output" = "ai-exec: jq: syntax error, unexpected end of the filter (Unix shell quoting issues?) at <top-level>" ]
-	run ai-exec --file notes.md 'grep "a(" notes.md'
+	run ai-exec --file notes.md 'grep -E "a(" notes.md'
 	[ "$status" -eq 65 ]
-	[ "$output" = "ai-exec: grep: bad regular expression: Unmatched ( or \\(" ]
-	run ai-exec --file notes.md 'grep "\(a\)\1" notes.md'
+	[ "$output" = "ai-exec: grep: Unmatched ( or \\(" ]
+	# a basic regular expression's "(" is a character, as in GNU grep
+	run ai-exec --file notes.md 'grep -c "a(" notes.md'
+	[ "$status" -eq 1 ]
+	[ "$output" = 0 ]
+	run ai-exec --file notes.md "grep '\(a\)\1' notes.md"
 	[ "$status" -eq 77 ]
+	[ "$output" = "ai-exec: grep: back-references are not supported: no matcher runs them in time linear in the input" ]
 }
 
 # ---- the file hint ----
@@ -467,6 +502,27 @@ numbered() {
 	[ "$status" -eq 75 ]
 	[ "$output" = "ai-exec: the command did not finish within 500 ms (--timeout)" ]
 	[ $(($(now_ms) - t0)) -lt 6000 ]
+}
+
+@test "--max-memory: sort running out of it says so in one message; grep and tail stream within it" {
+	yes 1 | head -c 24000000 >ones.txt
+	sorts=('sort ones.txt' 'cat ones.txt | sort -n | uniq -c')
+	# an ASan build has no memory limit but for single huge allocations
+	if ldd "$(command -v ai-exec)" | grep -q libasan; then
+		sorts=()
+	fi
+	for cmd in "${sorts[@]}"; do
+		run ai-exec --max-memory 64 --max-file 30000000 --file ones.txt "$cmd"
+		echo "$cmd: $output"
+		[ "$status" -eq 3 ]
+		[ "$output" = "ai-exec: the command needed more than the limit of 64 MiB of memory (--max-memory)" ]
+	done
+	for cmd in 'grep -c 1 ones.txt' 'tail -n 20000000 ones.txt | wc -l' 'cat ones.txt | grep -v 2 | wc -l'; do
+		run ai-exec --max-memory 64 --max-file 30000000 --file ones.txt "$cmd"
+		echo "$cmd: $output"
+		[ "$status" -eq 0 ]
+		[ "$output" = "12000000" ]
+	done
 }
 
 @test "a listed file that grows past --max-file or turns binary after start-up is refused when read" {

@@ -24,6 +24,7 @@
 struct fetch {
 	struct x_run *x;
 	struct x_stage *st;
+	struct ai_buf body;
 	cJSON *last;      /* the audit entry of the URL being requested */
 	int hops;
 	int refused;
@@ -71,7 +72,7 @@ on_data(void *ctx, const char *p, size_t n, struct ai_err *e)
 	struct x_run *x = f->x;
 	uint64_t max = x->pol->lim.max_file;
 
-	if ((uint64_t)x->out.len + n > max) {
+	if ((uint64_t)f->body.len + n > max) {
 		f->too_big = 1;
 		return ai_err_set(e, AI_EXIT_LIMIT,
 		    "the response is larger than the limit of %llu bytes (--max-file)",
@@ -82,10 +83,7 @@ on_data(void *ctx, const char *p, size_t n, struct ai_err *e)
 		return ai_err_set(e, AI_EXIT_LIMIT,
 		    "the command read more than the limit of %llu bytes (--max-read)",
 		    (unsigned long long)x->pol->lim.max_read);
-	if (ai_buf_add(&x->out, p, n) < 0)
-		return ai_err_set(e, AI_EXIT_LIMIT,
-		    "the output is larger than the limit of %llu bytes (--max-output)",
-		    (unsigned long long)x->pol->lim.max_output);
+	ai_buf_add(&f->body, p, n);
 	return 0;
 }
 
@@ -108,10 +106,11 @@ fetch_code(const struct fetch *f, const struct ai_http_resp *resp, int code)
 	}
 }
 
-int
-x_run_curl(struct x_stage *st, struct x_run *x)
+/* curl reads no input: it fetches when the stage ends, and passes the body on. */
+static int
+curl_end(struct x_stage *st, struct x_run *x)
 {
-	struct fetch f = { x, st, NULL, 0, 0, 0 };
+	struct fetch f = { x, st, AI_BUF_INIT(AI_BUF_NOLIMIT), NULL, 0, 0, 0 };
 	struct ai_err e = AI_ERR_INIT;
 	struct ai_http h;
 	struct ai_http_req req;
@@ -149,11 +148,20 @@ x_run_curl(struct x_stage *st, struct x_run *x)
 		int code = fetch_code(&f, &resp, e.code);
 
 		ai_http_resp_free(&resp);
+		ai_buf_release(&f.body);
 		return x_abort(x, st, code, "%s", e.msg);
 	}
 	ai_http_resp_free(&resp);
-	if (x_looks_binary(x->out.buf, x->out.len))
+	if (x_looks_binary(f.body.buf, f.body.len)) {
+		ai_buf_release(&f.body);
 		return x_abort(x, st, AI_EXIT_POLICY,
 		    "the response from '%s' looks binary: only text is read", st->url);
-	return XR_OK;
+	}
+	rc = x_emit(x, st, f.body.buf, f.body.len);
+	ai_buf_release(&f.body);
+	return rc == XR_ABORT ? XR_ABORT : XR_OK;
 }
+
+const struct x_rt x_rt_curl = {
+	.end = curl_end,
+};

@@ -9,10 +9,13 @@
  *   spec.c     against its allowlist (spec.c), its files and URL against the
  *              policy.  Nothing has run and nothing has been opened yet.
  *   run.c      the execution, in a forked child under resource limits and a
- *   sandbox.c  system-call filter (sandbox.c): stages run one after the other
- *   text.c     over in-memory data (text.c, grep.c, jq.c, fetch.c); the child
- *   grep.c     sends back one page of the output, its exact size, the failing
- *   jq.c       stage's message and what was read.
+ *   sandbox.c  system-call filter (sandbox.c): the stages run together, each
+ *   text.c     passing its output on to the next as it goes (text.c, head.c,
+ *   head.c     sort.c, grep.c with regex.c, jq.c, fetch.c), files read in
+ *   sort.c     pieces and no further than needed; the child sends back one
+ *   grep.c     page of the output, its exact size, the failing stage's
+ *   regex.c    message and what was read.
+ *   jq.c
  *   fetch.c
  *   execute.c  the "execute" tool: the call's arguments, the idempotency
  *              cache, the tool_result record, the audit line.
@@ -21,6 +24,7 @@
 #define AI_EXEC_LANG_H
 
 #include "../exec.h"
+#include "regex.h"
 
 #define X_MAX_COMMAND 4096   /* bytes in one command */
 #define X_MAX_STAGES 16      /* commands joined by '|' */
@@ -119,11 +123,12 @@ struct x_run;
 
 enum { XOP_NONE, XOP_FILES, XOP_FILE, XOP_PATTERN, XOP_FILTER, XOP_URL };
 
+/* nargs: 0 none, 1 a value, 2 two (jq --arg NAME VALUE), -1 optional, only as "--name=VALUE" */
 struct x_optspec {
 	int id;
 	char sname;         /* 0 for none */
 	const char *lname;  /* NULL for none */
-	int nargs;          /* 0, 1, or 2 (jq --arg NAME VALUE) */
+	int nargs;
 	const char *arg;    /* the value's name in messages */
 };
 
@@ -151,7 +156,7 @@ struct x_builtin {
 	const struct x_optspec *opts;
 	const struct x_deny *deny;
 	int operands;                    /* XOP_* */
-	int numeric_count;               /* "-20" means "-n 20" (head, tail) */
+	int numeric_count;               /* "-20" is this option with 20 (head -n, grep -C) */
 	int reads_input;                 /* reads the previous stage without a FILE */
 	/* Check options and operands (parent, before anything runs); fills priv. */
 	int (*check)(struct x_stage *st, struct ai_err *e);
@@ -177,12 +182,24 @@ struct x_stage {
 	size_t nopts;
 	const char **ops;     /* operands (borrowed from the words) */
 	size_t nops;
+	size_t file_from;     /* ops[file_from..file_to) are FILEs (check may move them) */
+	size_t file_to;
 	int *files;           /* listed files read, by index into the policy */
+	const char **fnames;  /* each as the command spelled it */
 	size_t nfiles;
 	char *url;            /* curl: the canonical URL */
 	const char *arg;      /* grep: the pattern; jq: the filter */
 	void *priv;           /* the built-in's checked options (check/release) */
-	void *rt;             /* its compiled state (in the child, which then exits) */
+	/* the execution (in the child) */
+	void *rt;             /* the built-in's state */
+	int status;           /* its exit status when it ends the pipeline (grep: 1) */
+	int stopped;          /* the next stage takes no more input */
+	int skip;             /* a plain "cat FILE..." read by the next stage directly */
+	const int *in_files;  /* standard input is these files (a skipped cat's) */
+	size_t n_in_files;
+	const struct x_stage *in_reader; /* whose label reading them takes */
+	struct ai_buf obuf;   /* output not yet passed on */
+	uint64_t produced;    /* bytes of output */
 };
 
 struct x_pipeline {
@@ -194,37 +211,76 @@ struct x_pipeline {
 };
 
 /* The checked options of each built-in (spec.c fills them, the runtime reads them). */
-struct x_opts_cat { int number; };
-struct x_opts_nl { char style; };                 /* 'a', 't' or 'n' */
-struct x_opts_ht { int bytes, from_start; uint64_t count; };
-struct x_opts_wc { int lines, words, bytes; };
+struct x_opts_cat { int number, nonblank, squeeze, ends, tabs, nonprinting; };
+struct x_opts_nl {
+	char style[3];                             /* header, body, footer: a t n p */
+	const char *re[3];                         /* p: the basic regular expression */
+	char delim[66];                            /* the section delimiter; "" none */
+	const char *sep;
+	int64_t start, incr;
+	uint64_t join, width;
+	char format;                               /* l (ln), r (rn), z (rz) */
+	int no_renumber;
+};
+struct x_opts_ht {
+	int bytes, from_start, all_but;            /* -c; tail +N; head -N */
+	uint64_t count;
+	int headers;                               /* -1 by the number of files, 0 -q, 1 -v */
+	unsigned char eol;
+};
+struct x_opts_wc { int lines, words, chars, bytes, maxlen; };
 struct x_sortkey {
-	size_t sf, ef;                             /* fields from 1; ef 0: to the end */
-	int own;                                   /* has its own ordering flags */
-	int numeric, reverse, fold;
+	size_t sword, schar, eword, echar;         /* GNU's: fields and characters from 0 */
+	int skipsblanks, skipeblanks;
+	int numeric, general, human, month, version;
+	int reverse, fold, dict, nonprint;
 };
 struct x_opts_sort {
-	int numeric, reverse, unique, fold;
-	int sep;                                   /* -1: fields are runs of blanks */
+	struct x_sortkey global;
 	struct x_sortkey *keys;
 	size_t nkeys;
+	int unique, stable, merge, zero;
+	int check;                                 /* 0, 'c' or 'C' */
+	int sep;                                   /* -1: fields are runs of blanks */
 };
-struct x_opts_uniq { int count, repeated, unique, icase; };
+struct x_opts_uniq {
+	int count, repeated, unique, icase, zero;
+	int all;                                   /* -D: 'n' none, 'p' prepend, 's' separate */
+	int group;                                 /* --group: 's' 'p' 'a' 'b' */
+	uint64_t skip_fields, skip_chars, check_chars; /* check_chars UINT64_MAX: all */
+};
 struct x_range { uint64_t lo, hi; };
 struct x_opts_cut {
-	int fields;                                /* -f, else -b/-c */
-	char delim;
-	int only_delimited;
+	int mode;                                  /* 'b', 'c' or 'f' */
+	unsigned char delim;
+	int only_delimited, complement, zero;
+	const char *out_delim;                     /* NULL: the input's */
 	struct x_range *r;
 	size_t nr;
 };
-struct x_opts_grep { int icase, invert, number, count, fixed; };
+struct x_opts_grep {
+	int syntax;                                /* X_RE_* */
+	int icase, invert, words, lines;
+	int count, only, quiet, list;              /* list: 'l' with a match, 'L' without */
+	int number, byte_offset, initial_tab, null_name, null_data;
+	int with_name;                             /* -1 by the number of files, 0 -h, 1 -H */
+	int binary;                                /* 'b' binary, 't' text (-a), 'w' without-match (-I) */
+	uint64_t max_count;                        /* UINT64_MAX: no limit */
+	uint64_t before, after;
+	int context;                               /* -A, -B or -C was given (even 0): "--" */
+	const char *group_sep;                     /* NULL: --no-group-separator */
+	const char *label;                         /* standard input's name */
+	const char **pats;
+	size_t *lens;
+	size_t npats;
+};
 struct x_jqarg { const char *name, *value; int json; };
 struct x_opts_jq {
-	int raw, join, compact, slurp, null_input, sort, ascii, tab;
-	int indent;                                /* -1: the default, 2 */
+	int raw, join, ascii, sort, color, slurp, null_input, raw_input, seq, stream;
+	int dumpopts;                              /* jq 1.6's, in the order the options came */
 	struct x_jqarg *args;
 	size_t nargs;
+	int positional;                            /* 0, or --args 's' / --jsonargs 'j' */
 };
 
 /*
@@ -240,21 +296,15 @@ int x_number(const struct x_stage *st, const char *opt, const char *s, uint64_t 
 
 /* ---- run.c ---- */
 
-/* Data between stages: p[0..n), owned by own when not NULL. */
-struct x_data {
-	const char *p;
-	size_t n;
-	char *own;
-};
-
-enum { XR_OK = 0, XR_NONE = 1, XR_FAIL = 2, XR_ABORT = -1 };
+/*
+ * What a built-in's function returns: go on; the stage takes no more input
+ * (head has its lines: the stages before it stop); the execution stops.
+ */
+enum { XR_OK = 0, XR_STOP = 1, XR_ABORT = -1 };
 
 struct x_run {
 	const struct x_policy *pol;
-	const struct x_pipeline *pl;
-	struct x_data in;        /* the current stage's input */
-	struct ai_buf out;       /* its output (capped at max_output) */
-	struct ai_buf files_in;  /* its FILEs, read one after the other (x_input) */
+	struct x_pipeline *pl;
 	uint64_t bytes_read;
 	int64_t deadline_ms;     /* monotonic */
 	struct ai_buf err;       /* stderr_text */
@@ -263,26 +313,79 @@ struct x_run {
 	int failed;
 	unsigned char *read;     /* per listed file: was read */
 	cJSON *urls;             /* fetched: [{"url":..,"status":..}] */
+	char *chunk;             /* the buffer files are read into */
+	/* the page of the last stage's output */
+	uint64_t start, size, total;
+	uint64_t margin;         /* bytes kept on each side of the page, to redact */
+	uint64_t page_from;      /* the output's offset of page.buf[0] */
+	struct ai_buf page;      /* bytes from page_from on: margin, page, one byte, margin */
 };
 
-/* Stage helpers for the built-ins. */
-int x_emit(struct x_run *x, const struct x_stage *st, const void *p, size_t n);
-int x_emitf(struct x_run *x, const struct x_stage *st, const char *fmt, ...) AI_PRINTF(3, 4);
-/* Append listed file idx to dst, checking caps and the binary rule. */
-int x_read_file(struct x_run *x, const struct x_stage *st, int idx, struct ai_buf *dst);
 /*
- * The stage's input: its files one after the other, or the previous stage's
- * output.  *p stays valid until the stage ends.
+ * A built-in at run time.  Each input (a FILE, or the previous stage's
+ * output) is begin, feed (any number of times, pieces of any size), finish;
+ * end comes after the last input.  name is the FILE as the command spelled
+ * it, NULL for standard input.  read, when set, reads an input made of
+ * listed files itself (tail reads from the end).  space, when set, gives
+ * the place where the next piece of a listed file is to be read (at most
+ * *n bytes there): feed then gets that very place, and need not copy it.
  */
-int x_input(struct x_run *x, struct x_stage *st, const char **p, size_t *n);
+struct x_rt {
+	int (*prepare)(struct x_stage *, struct x_run *, struct ai_err *);
+	int (*begin)(struct x_stage *, struct x_run *, const char *name);
+	int (*feed)(struct x_stage *, struct x_run *, const char *p, size_t n);
+	int (*finish)(struct x_stage *, struct x_run *);
+	int (*end)(struct x_stage *, struct x_run *);
+	int (*read)(struct x_stage *, struct x_run *, const int *files, size_t n);
+	void (*release)(struct x_stage *);
+	char *(*space)(struct x_stage *, struct x_run *, size_t *n);
+};
+
+extern const struct x_rt x_rt_cat, x_rt_nl, x_rt_head, x_rt_tail, x_rt_wc, x_rt_sort,
+    x_rt_uniq, x_rt_cut, x_rt_grep, x_rt_jq, x_rt_curl;
+
+/* Output of stage st: passed on to the next stage, or to the page. */
+int x_emit(struct x_run *x, struct x_stage *st, const void *p, size_t n);
+int x_emitf(struct x_run *x, struct x_stage *st, const char *fmt, ...) AI_PRINTF(3, 4);
+/* "%*llu" + sep, fast: line numbers on every line of a large input. */
+int x_emit_number(struct x_run *x, struct x_stage *st, uint64_t v, int width, char pad,
+    int left, const char *sep, size_t seplen);
 /* Stop everything (limit, policy, timeout): returns XR_ABORT. */
 int x_abort(struct x_run *x, const struct x_stage *st, int code, const char *fmt, ...)
     AI_PRINTF(4, 5);
-/* The stage failed; the pipeline goes on: returns XR_FAIL. */
+/* The stage failed; the pipeline goes on: returns XR_OK. */
 int x_fail(struct x_run *x, const struct x_stage *st, const char *fmt, ...) AI_PRINTF(3, 4);
+/* A message on standard error that is not a failure (grep: binary file matches). */
+void x_warn(struct x_run *x, const struct x_stage *st, const char *fmt, ...) AI_PRINTF(3, 4);
 
-/* Iterate over the lines of p[0..n): *line, *len (without LF); 0 at the end. */
-int x_next_line(const char *p, size_t n, size_t *off, const char **line, size_t *len);
+/*
+ * Listed file idx, for built-ins that read it themselves: checked (still a
+ * regular text file within --max-file) and its size; then read at offsets,
+ * counted against --max-read.
+ */
+int x_file_open(struct x_run *x, const struct x_stage *st, int idx, uint64_t *size);
+int x_file_pread(struct x_run *x, const struct x_stage *st, int idx, char *buf, size_t n,
+    uint64_t off, size_t *got);
+
+/*
+ * Lines that arrive in pieces: fn gets blocks of whole lines, each ending
+ * in eol, and at the end what is left without one (last 1).
+ */
+struct x_lines {
+	struct ai_buf carry;
+	unsigned char eol;
+};
+typedef int (*x_lines_fn)(struct x_stage *st, struct x_run *x, const char *p, size_t n,
+    int last);
+void x_lines_init(struct x_lines *l, unsigned char eol);
+int x_lines_feed(struct x_lines *l, struct x_stage *st, struct x_run *x, const char *p,
+    size_t n, x_lines_fn fn);
+int x_lines_end(struct x_lines *l, struct x_stage *st, struct x_run *x, x_lines_fn fn);
+void x_lines_release(struct x_lines *l);
+
+/* Iterate over the lines of p[0..n) ending in eol: *line, *len (without eol); 0 at the end. */
+int x_next_line(const char *p, size_t n, unsigned char eol, size_t *off, const char **line,
+    size_t *len);
 
 struct x_result {
 	int ran;              /* the command was executed (not refused, not cached) */
@@ -320,23 +423,7 @@ int x_execute(const struct x_policy *pol, const struct x_pipeline *pl, uint64_t 
 /* In the child: resource limits, no environment, a system-call filter. */
 void x_sandbox(const struct x_limits *lim, int allow_net);
 
-/* ---- text.c, grep.c, jq.c, fetch.c: the built-ins' runtime ---- */
-
-int x_run_cat(struct x_stage *, struct x_run *);
-int x_run_nl(struct x_stage *, struct x_run *);
-int x_run_head(struct x_stage *, struct x_run *);
-int x_run_tail(struct x_stage *, struct x_run *);
-int x_run_wc(struct x_stage *, struct x_run *);
-int x_run_sort(struct x_stage *, struct x_run *);
-int x_run_uniq(struct x_stage *, struct x_run *);
-int x_run_cut(struct x_stage *, struct x_run *);
-int x_prepare_grep(struct x_stage *, struct x_run *, struct ai_err *);
-int x_run_grep(struct x_stage *, struct x_run *);
-void x_release_grep(struct x_stage *);
-int x_prepare_jq(struct x_stage *, struct x_run *, struct ai_err *);
-int x_run_jq(struct x_stage *, struct x_run *);
-void x_release_jq(struct x_stage *);
-int x_run_curl(struct x_stage *, struct x_run *);
+/* ---- execute.c ---- */
 
 /* The tool_result record for r. */
 cJSON *x_result_record(const cJSON *id, const char *name, const struct x_result *r);

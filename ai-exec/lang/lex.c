@@ -73,7 +73,8 @@ quoted_char(const char *s, size_t n, size_t i, struct ai_err *e)
 	uint32_t cp;
 	int l;
 
-	if (c < 0x20 || c == 0x7f)
+	/* a TAB is data inside quotes (cut -d, sort -t); nothing else below 0x20 is */
+	if ((c < 0x20 && c != '\t') || c == 0x7f)
 		return control(s, i, e);
 	if (c < 0x80)
 		return 1;

@@ -25,14 +25,21 @@ allowed_list(const struct x_builtin *b, char *out, size_t n)
 
 	out[0] = '\0';
 	for (o = b->opts; o->sname || o->lname; o++) {
+		const struct x_optspec *p;
 		int k;
+
+		for (p = b->opts; p < o && p->id != o->id; p++)
+			;
+		if (p < o)
+			continue; /* another spelling of an option already listed */
 
 		if (o->sname)
 			k = snprintf(out + len, n - len, "%s-%c%s%s", len ? ", " : "", o->sname,
 			    o->arg ? " " : "", o->arg ? o->arg : "");
 		else
-			k = snprintf(out + len, n - len, "%s--%s%s%s", len ? ", " : "", o->lname,
-			    o->arg ? " " : "", o->arg ? o->arg : "");
+			k = snprintf(out + len, n - len, "%s--%s%s%s%s", len ? ", " : "", o->lname,
+			    o->arg ? (o->nargs < 0 ? "[=" : " ") : "", o->arg ? o->arg : "",
+			    o->arg && o->nargs < 0 ? "]" : "");
 		if (k < 0 || (size_t)k >= n - len)
 			break;
 		len += (size_t)k;
@@ -45,7 +52,7 @@ static int
 refuse_option(const struct x_stage *st, const char *spelled, struct ai_err *e)
 {
 	const struct x_deny *d;
-	char allowed[256], ex[64];
+	char allowed[640], ex[64];
 
 	allowed_list(st->b, allowed, sizeof(allowed));
 	ai_excerpt(spelled, strlen(spelled), ex, sizeof(ex));
@@ -117,6 +124,11 @@ long_option(struct x_stage *st, struct x_word *w, size_t nw, size_t *i, struct a
 	if (o->nargs == 0 && eq)
 		return ai_err_set(e, AI_EXIT_DATAERR, "%s: option '%s' takes no value", st->label,
 		    word);
+	if (o->nargs < 0) {
+		/* an optional value, only ever attached: "--color=never" */
+		add_opt(st, o->id, word, eq ? eq + 1 : NULL, NULL);
+		return 0;
+	}
 	if (o->nargs >= 1) {
 		if (eq)
 			val = eq + 1;
@@ -206,22 +218,29 @@ not_builtin(const char *name, struct ai_err *e)
 	    x_builtin_names());
 }
 
-/* Resolve the FILE operands ops[from..] against the listed files. */
+/* Resolve the FILE operands ops[file_from..file_to) against the listed files. */
 static int
-resolve_files(struct x_stage *st, size_t from, const struct x_policy *pol, struct ai_err *e)
+resolve_files(struct x_stage *st, const struct x_policy *pol, struct ai_err *e)
 {
 	size_t k;
 
-	for (k = from; k < st->nops; k++) {
-		int idx = x_policy_file(pol, st->ops[k]);
+	for (k = st->file_from; k < st->file_to && k < st->nops; k++) {
+		int idx;
 
+		if (strcmp(st->ops[k], "-") == 0)
+			return ai_err_set(e, AI_EXIT_DATAERR,
+			    "%s: '-' (standard input) is not an operand here: leave the FILEs out to "
+			    "read the previous stage's output", st->label);
+		idx = x_policy_file(pol, st->ops[k]);
 		if (idx < 0) {
 			x_policy_refuse_file(pol, st->ops[k], e);
 			ai_err_prefix(e, "%s", st->label);
 			return -1;
 		}
 		st->files = ai_xrealloc(st->files, (st->nfiles + 1) * sizeof(*st->files));
-		st->files[st->nfiles++] = idx;
+		st->fnames = ai_xrealloc(st->fnames, (st->nfiles + 1) * sizeof(*st->fnames));
+		st->files[st->nfiles] = idx;
+		st->fnames[st->nfiles++] = st->ops[k];
 	}
 	return 0;
 }
@@ -245,28 +264,32 @@ parse_stage(struct x_stage *st, struct x_word *w, size_t nw, const struct x_poli
 			int rc;
 
 			rc = 0;
-			if (st->b->numeric_count && all_digits(a + 1))
-				add_opt(st, 'n', "-n", a + 1, NULL);
+			if (st->b->numeric_count && all_digits(a + 1)) {
+				/* "-20": head and tail only as their first word (tail: before one FILE at most) */
+				if (st->b->numeric_count == 'n' && (i != 1 || (st->b->id == XB_TAIL &&
+				    (nw > 3 || (nw == 3 && w[2].s[0] == '-' && w[2].s[1] != '\0')))))
+					return ai_err_set(e, AI_EXIT_DATAERR, st->b->id == XB_TAIL ?
+					    "%s: option used in invalid context -- %s" :
+					    "%s: invalid trailing option -- %s", st->label, a + 1);
+				add_opt(st, st->b->numeric_count, a, a + 1, NULL);
+			}
 			else if (a[1] == '-')
 				rc = long_option(st, w, nw, &i, e);
 			else
 				rc = short_options(st, w, nw, &i, e);
 			if (rc < 0)
 				return -1;
+		} else if (i == 1 && st->b->id == XB_TAIL && a[0] == '+' && all_digits(a + 1) &&
+		    (nw == 2 || (nw == 3 && w[2].s[0] != '-'))) {
+			/* the old "tail +N [FILE]": from line N */
+			add_opt(st, 'n', a, a, NULL);
 		} else {
 			st->ops = ai_xrealloc(st->ops, (st->nops + 1) * sizeof(*st->ops));
 			st->ops[st->nops++] = a;
 		}
 	}
-	switch (st->b->operands) {
-	case XOP_PATTERN:
-	case XOP_FILTER:
-		if (st->nops > 0)
-			st->arg = st->ops[0];
-		break;
-	default:
-		break;
-	}
+	st->file_from = 0;
+	st->file_to = st->nops;
 	if (st->b->check(st, e) < 0)
 		return -1;
 	switch (st->b->operands) {
@@ -274,12 +297,11 @@ parse_stage(struct x_stage *st, struct x_word *w, size_t nw, const struct x_poli
 		if (st->nops > 1)
 			return ai_err_set(e, AI_EXIT_DATAERR, "%s: at most one FILE (%s)", st->label,
 			    st->b->synopsis);
-		return resolve_files(st, 0, pol, e);
+		return resolve_files(st, pol, e);
 	case XOP_FILES:
-		return resolve_files(st, 0, pol, e);
 	case XOP_PATTERN:
 	case XOP_FILTER:
-		return resolve_files(st, st->nops > 0 ? 1 : 0, pol, e);
+		return resolve_files(st, pol, e);
 	case XOP_URL:
 		if (st->nops != 1)
 			return ai_err_set(e, AI_EXIT_DATAERR, "%s: one URL is needed (%s)", st->label,
@@ -328,7 +350,9 @@ apply_hint(struct x_pipeline *pl, const char *hint, const struct x_policy *pol,
 				return 0;
 	if (first->b->id == XB_CAT && first->nops == 0) {
 		first->files = ai_xmalloc(sizeof(*first->files));
+		first->fnames = ai_xmalloc(sizeof(*first->fnames));
 		first->files[0] = idx;
+		first->fnames[0] = hint;
 		first->nfiles = 1;
 		return 0;
 	}
@@ -406,6 +430,7 @@ x_pipeline_free(struct x_pipeline *pl)
 		free(st->opts);
 		free(st->ops);
 		free(st->files);
+		free(st->fnames);
 		free(st->url);
 	}
 	free(pl->stages);

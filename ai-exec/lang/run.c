@@ -4,13 +4,18 @@
  * Every execution happens in a forked child (the parent keeps the cache,
  * the audit log and the record stream out of its reach).  The child puts on
  * its limits and system-call filter (sandbox.c), compiles what needs
- * compiling (regular expressions, jq programs), then runs the stages one
- * after the other over in-memory data: each stage reads its FILEs or the
- * previous stage's output and produces the next.  It pages the final output
- * itself and sends back only the page, the exact total, the stderr text and
- * what was read, over a pipe.  A runaway filter, a memory bomb or a crash
- * ends the child, not the server: the parent turns how the child ended into
- * an error that names the limit.
+ * compiling (regular expressions, jq programs), then runs the stages
+ * together, as a shell's pipeline does: each stage's output goes to the
+ * next as it is produced, through a buffer of 64 KiB, and the last stage's
+ * goes to the page, which keeps only the bytes asked for and counts the
+ * rest.  Files are read in pieces of 128 KiB, and no further than needed:
+ * when a stage has all it wants (head has its lines), the stages before it
+ * stop, and so does the reading.  A plain "cat FILE..." followed by a stage
+ * that reads its input is not run: that stage reads the files itself (tail
+ * from their end).  The child sends back only the page, the exact total,
+ * the stderr text and what was read, over a pipe.  A runaway filter, a
+ * memory bomb or a crash ends the child, not the server: the parent turns
+ * how the child ended into an error that names the limit.
  *
  * A lone "cat FILE" is paged by seeking, without reading the whole file.
  * A page for a record has every secret that overlaps it replaced, whole
@@ -37,42 +42,40 @@
 #include "util.h"
 #include "banned.h"
 
-struct runtime {
-	int (*prepare)(struct x_stage *, struct x_run *, struct ai_err *);
-	int (*run)(struct x_stage *, struct x_run *);
-	void (*release)(struct x_stage *);
-};
+#define CHUNK (128u << 10)   /* bytes read from a file at a time */
+#define OBUF (64u << 10)     /* bytes of a stage's output held before passing them on */
 
-static const struct runtime runtimes[XB_COUNT] = {
-	[XB_CAT] = { NULL, x_run_cat, NULL },
-	[XB_NL] = { NULL, x_run_nl, NULL },
-	[XB_HEAD] = { NULL, x_run_head, NULL },
-	[XB_TAIL] = { NULL, x_run_tail, NULL },
-	[XB_WC] = { NULL, x_run_wc, NULL },
-	[XB_SORT] = { NULL, x_run_sort, NULL },
-	[XB_UNIQ] = { NULL, x_run_uniq, NULL },
-	[XB_CUT] = { NULL, x_run_cut, NULL },
-	[XB_GREP] = { x_prepare_grep, x_run_grep, x_release_grep },
-	[XB_JQ] = { x_prepare_jq, x_run_jq, x_release_jq },
-	[XB_CURL] = { NULL, x_run_curl, NULL },
+static const struct x_rt *const runtimes[XB_COUNT] = {
+	[XB_CAT] = &x_rt_cat,
+	[XB_NL] = &x_rt_nl,
+	[XB_HEAD] = &x_rt_head,
+	[XB_TAIL] = &x_rt_tail,
+	[XB_WC] = &x_rt_wc,
+	[XB_SORT] = &x_rt_sort,
+	[XB_UNIQ] = &x_rt_uniq,
+	[XB_CUT] = &x_rt_cut,
+	[XB_GREP] = &x_rt_grep,
+	[XB_JQ] = &x_rt_jq,
+	[XB_CURL] = &x_rt_curl,
 };
 
 int
-x_next_line(const char *p, size_t n, size_t *off, const char **line, size_t *len)
+x_next_line(const char *p, size_t n, unsigned char eol, size_t *off, const char **line,
+    size_t *len)
 {
 	const char *s, *lf;
 
 	if (*off >= n)
 		return 0;
 	s = p + *off;
-	lf = memchr(s, '\n', n - *off);
+	lf = memchr(s, eol, n - *off);
 	*line = s;
 	*len = lf ? (size_t)(lf - s) : n - *off;
 	*off += *len + (lf ? 1 : 0);
 	return 1;
 }
 
-/* ---- stage helpers ---- */
+/* ---- messages ---- */
 
 int
 x_abort(struct x_run *x, const struct x_stage *st, int code, const char *fmt, ...)
@@ -106,8 +109,23 @@ x_fail(struct x_run *x, const struct x_stage *st, const char *fmt, ...)
 	x->failed = 1;
 	if (x->err.len < X_MAX_STDERR)
 		ai_buf_addf(&x->err, "%s: %s\n", st->label, msg);
-	return XR_FAIL;
+	return XR_OK;
 }
+
+void
+x_warn(struct x_run *x, const struct x_stage *st, const char *fmt, ...)
+{
+	char msg[AI_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (x->err.len < X_MAX_STDERR)
+		ai_buf_addf(&x->err, "%s: %s\n", st->label, msg);
+}
+
+/* ---- output ---- */
 
 static int
 too_much(struct x_run *x, const struct x_stage *st)
@@ -117,18 +135,114 @@ too_much(struct x_run *x, const struct x_stage *st)
 	    (unsigned long long)x->pol->lim.max_output);
 }
 
-int
-x_emit(struct x_run *x, const struct x_stage *st, const void *p, size_t n)
+/*
+ * The last stage's output: counted, and kept where the page is, with one
+ * byte more (to see whether the cut falls inside a character) and, for a
+ * record, as much around it as the longest secret (to see one that the
+ * page's edges cut).
+ */
+static void
+page_add(struct x_run *x, const char *p, size_t n)
 {
-	if (ai_buf_add(&x->out, p, n) < 0)
-		return too_much(x, st);
-	return 0;
+	uint64_t at = x->total, lim = x->start + x->size + 1 + x->margin;
+
+	x->total += n;
+	if (at + n <= x->page_from || at >= lim)
+		return;
+	if (at < x->page_from) {
+		p += x->page_from - at;
+		n -= (size_t)(x->page_from - at);
+		at = x->page_from;
+	}
+	if (at + n > lim)
+		n = (size_t)(lim - at);
+	ai_buf_add(&x->page, p, n);
+}
+
+/* Whether stage st takes the previous stage's output. */
+static int
+takes_input(const struct x_stage *st)
+{
+	return !st->skip && st->nfiles == 0 && st->n_in_files == 0 && st->b->id != XB_CURL;
+}
+
+/* Hand bytes of stage st's output to the next stage, or to the page. */
+static int
+pass_on(struct x_run *x, struct x_stage *st, const char *p, size_t n)
+{
+	struct x_stage *next;
+	int rc;
+
+	if (st->index >= x->pl->nstages) {
+		page_add(x, p, n);
+		return XR_OK;
+	}
+	next = &x->pl->stages[st->index];
+	if (!takes_input(next))
+		rc = XR_STOP; /* it reads its FILEs: what comes in is dropped, as a shell would */
+	else
+		rc = runtimes[next->b->id]->feed(next, x, p, n);
+	if (x->abort.code)
+		return XR_ABORT;
+	if (rc == XR_STOP) {
+		st->stopped = 1;
+		ai_buf_reset(&st->obuf);
+	}
+	return rc;
+}
+
+static int
+flush(struct x_run *x, struct x_stage *st)
+{
+	int rc = XR_OK;
+
+	if (st->obuf.len > 0 && !st->stopped) {
+		struct ai_buf b = st->obuf;
+
+		/* the buffer is handed on whole; a fresh one takes what comes meanwhile */
+		ai_buf_init(&st->obuf, AI_BUF_NOLIMIT);
+		rc = pass_on(x, st, b.buf, b.len);
+		if (st->obuf.len == 0 && !st->stopped) {
+			ai_buf_release(&st->obuf);
+			st->obuf = b;
+			ai_buf_reset(&st->obuf);
+		} else {
+			ai_buf_release(&b);
+		}
+	}
+	return rc;
 }
 
 int
-x_emitf(struct x_run *x, const struct x_stage *st, const char *fmt, ...)
+x_emit(struct x_run *x, struct x_stage *st, const void *p, size_t n)
 {
-	char tmp[256];
+	int rc;
+
+	if (x->abort.code)
+		return XR_ABORT;
+	if (st->stopped)
+		return XR_STOP;
+	if (n == 0)
+		return XR_OK;
+	st->produced += n;
+	if (st->produced > x->pol->lim.max_output)
+		return too_much(x, st);
+	if (st->obuf.len + n <= OBUF) {
+		ai_buf_add(&st->obuf, p, n);
+		return XR_OK;
+	}
+	if ((rc = flush(x, st)) != XR_OK)
+		return rc;
+	if (n >= OBUF)
+		return pass_on(x, st, p, n);
+	ai_buf_add(&st->obuf, p, n);
+	return XR_OK;
+}
+
+int
+x_emitf(struct x_run *x, struct x_stage *st, const char *fmt, ...)
+{
+	char tmp[512];
 	va_list ap;
 	int k;
 
@@ -136,9 +250,96 @@ x_emitf(struct x_run *x, const struct x_stage *st, const char *fmt, ...)
 	k = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
 	if (k < 0)
-		return 0;
+		return XR_OK;
 	return x_emit(x, st, tmp, (size_t)k < sizeof(tmp) ? (size_t)k : sizeof(tmp) - 1);
 }
+
+int
+x_emit_number(struct x_run *x, struct x_stage *st, uint64_t v, int width, char pad, int left,
+    const char *sep, size_t seplen)
+{
+	char buf[64];
+	int i = (int)sizeof(buf), digits;
+
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	digits = (int)sizeof(buf) - i;
+	if (!left) {
+		while ((int)sizeof(buf) - i < width && i > 0)
+			buf[--i] = pad;
+		if (x_emit(x, st, buf + i, sizeof(buf) - (size_t)i) < 0)
+			return XR_ABORT;
+	} else {
+		if (x_emit(x, st, buf + i, (size_t)digits) < 0)
+			return XR_ABORT;
+		for (; digits < width; digits++)
+			if (x_emit(x, st, " ", 1) < 0)
+				return XR_ABORT;
+	}
+	return x_emit(x, st, sep, seplen);
+}
+
+/* ---- lines in pieces ---- */
+
+void
+x_lines_init(struct x_lines *l, unsigned char eol)
+{
+	ai_buf_init(&l->carry, AI_BUF_NOLIMIT);
+	l->eol = eol;
+}
+
+void
+x_lines_release(struct x_lines *l)
+{
+	ai_buf_release(&l->carry);
+}
+
+int
+x_lines_feed(struct x_lines *l, struct x_stage *st, struct x_run *x, const char *p, size_t n,
+    x_lines_fn fn)
+{
+	const char *end = p + n, *lf;
+	int rc;
+
+	if (l->carry.len > 0) {
+		lf = memchr(p, l->eol, n);
+		if (lf == NULL) {
+			ai_buf_add(&l->carry, p, n);
+			return XR_OK;
+		}
+		ai_buf_add(&l->carry, p, (size_t)(lf - p) + 1);
+		rc = fn(st, x, l->carry.buf, l->carry.len, 0);
+		ai_buf_reset(&l->carry);
+		if (rc != XR_OK)
+			return rc;
+		p = lf + 1;
+	}
+	lf = p < end ? memrchr(p, l->eol, (size_t)(end - p)) : NULL;
+	if (lf != NULL) {
+		if ((rc = fn(st, x, p, (size_t)(lf - p) + 1, 0)) != XR_OK)
+			return rc;
+		p = lf + 1;
+	}
+	if (p < end)
+		ai_buf_add(&l->carry, p, (size_t)(end - p));
+	return XR_OK;
+}
+
+int
+x_lines_end(struct x_lines *l, struct x_stage *st, struct x_run *x, x_lines_fn fn)
+{
+	int rc = XR_OK;
+
+	if (l->carry.len > 0) {
+		rc = fn(st, x, l->carry.buf, l->carry.len, 1);
+		ai_buf_reset(&l->carry);
+	}
+	return rc;
+}
+
+/* ---- reading listed files ---- */
 
 /* Count bytes read against --max-read. */
 static int
@@ -152,70 +353,226 @@ count_read(struct x_run *x, const struct x_stage *st, size_t n)
 	return 0;
 }
 
-int
-x_read_file(struct x_run *x, const struct x_stage *st, int idx, struct ai_buf *dst)
+/* The file is still a regular file within --max-file: its size. */
+static int
+check_file(struct x_run *x, const struct x_stage *st, int idx, uint64_t *size)
 {
 	const struct x_file *f = &x->pol->files[idx];
-	uint64_t max = x->pol->lim.max_file, got = 0;
 	struct stat sb;
 
 	x->read[idx] = 1;
 	if (fstat(f->fd, &sb) < 0 || !S_ISREG(sb.st_mode))
 		return x_abort(x, st, AI_EXIT_POLICY, "'%s' is no longer a regular file", f->name);
-	if ((uint64_t)sb.st_size > max)
+	if ((uint64_t)sb.st_size > x->pol->lim.max_file)
 		return x_abort(x, st, AI_EXIT_LIMIT,
 		    "'%s' is now %lld bytes, larger than the limit of %llu bytes (--max-file)",
-		    f->name, (long long)sb.st_size, (unsigned long long)max);
-	for (;;) {
-		size_t room = 1 << 20;
-		ssize_t r;
-
-		if (ai_buf_grow(dst, room) < 0) {
-			room = dst->max - dst->len;
-			if (room == 0 || ai_buf_grow(dst, room) < 0)
-				return too_much(x, st);
-		}
-		do
-			r = pread(f->fd, dst->buf + dst->len, room, (off_t)got);
-		while (r < 0 && errno == EINTR);
-		if (r < 0)
-			return x_abort(x, st, AI_EXIT_FAIL, "cannot read '%s': %s", f->name,
-			    strerror(errno));
-		if (r == 0)
-			break;
-		if (got == 0 && x_looks_binary(dst->buf + dst->len, (size_t)r))
-			return x_abort(x, st, AI_EXIT_POLICY,
-			    "'%s' now looks like a binary file: only text is read", f->name);
-		got += (uint64_t)r;
-		dst->len += (size_t)r;
-		dst->buf[dst->len] = '\0';
-		if (count_read(x, st, (size_t)r) < 0)
-			return XR_ABORT;
-		if (got > max)
-			return x_abort(x, st, AI_EXIT_LIMIT,
-			    "'%s' grew larger than the limit of %llu bytes (--max-file)", f->name,
-			    (unsigned long long)max);
-	}
+		    f->name, (long long)sb.st_size, (unsigned long long)x->pol->lim.max_file);
+	*size = (uint64_t)sb.st_size;
 	return 0;
 }
 
+static ssize_t
+pread_full(int fd, char *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
 int
-x_input(struct x_run *x, struct x_stage *st, const char **p, size_t *n)
+x_file_open(struct x_run *x, const struct x_stage *st, int idx, uint64_t *size)
+{
+	const struct x_file *f = &x->pol->files[idx];
+	char head[X_SNIFF];
+	ssize_t r;
+
+	if (check_file(x, st, idx, size) < 0)
+		return XR_ABORT;
+	r = pread_full(f->fd, head, *size < sizeof(head) ? (size_t)*size : sizeof(head), 0);
+	if (r < 0)
+		return x_abort(x, st, AI_EXIT_FAIL, "cannot read '%s': %s", f->name, strerror(errno));
+	if (count_read(x, st, (size_t)r) < 0)
+		return XR_ABORT;
+	if (x_looks_binary(head, (size_t)r))
+		return x_abort(x, st, AI_EXIT_POLICY,
+		    "'%s' now looks like a binary file: only text is read", f->name);
+	return XR_OK;
+}
+
+int
+x_file_pread(struct x_run *x, const struct x_stage *st, int idx, char *buf, size_t n,
+    uint64_t off, size_t *got)
+{
+	const struct x_file *f = &x->pol->files[idx];
+	ssize_t r = pread_full(f->fd, buf, n, off);
+
+	if (r < 0)
+		return x_abort(x, st, AI_EXIT_FAIL, "cannot read '%s': %s", f->name, strerror(errno));
+	*got = (size_t)r;
+	return count_read(x, st, (size_t)r) < 0 ? XR_ABORT : XR_OK;
+}
+
+/*
+ * Read listed file idx in pieces into stage st, as far as st wants; who is
+ * the stage whose reading it is, for messages.
+ */
+static int
+stream_file(struct x_run *x, struct x_stage *st, const struct x_stage *who, int idx)
+{
+	const struct x_file *f = &x->pol->files[idx];
+	const struct x_limits *l = &x->pol->lim;
+	uint64_t size, off = 0;
+
+	if (check_file(x, who, idx, &size) < 0)
+		return XR_ABORT;
+	for (;;) {
+		size_t want = CHUNK;
+		char *buf = x->chunk;
+		ssize_t r;
+		int rc;
+
+		if (x->bytes_read >= l->max_read) {
+			/* the limit is reached: is there more to read? */
+			char probe;
+
+			r = pread_full(f->fd, &probe, 1, off);
+			if (r <= 0)
+				return XR_OK;
+			count_read(x, who, 1);
+			return XR_ABORT;
+		}
+		if (runtimes[st->b->id]->space != NULL)
+			buf = runtimes[st->b->id]->space(st, x, &want);
+		if (l->max_read - x->bytes_read < want)
+			want = (size_t)(l->max_read - x->bytes_read);
+		r = pread_full(f->fd, buf, want, off);
+		if (r < 0)
+			return x_abort(x, who, AI_EXIT_FAIL, "cannot read '%s': %s", f->name,
+			    strerror(errno));
+		if (r == 0)
+			return XR_OK;
+		if (off == 0 && x_looks_binary(buf, (size_t)r))
+			return x_abort(x, who, AI_EXIT_POLICY,
+			    "'%s' now looks like a binary file: only text is read", f->name);
+		off += (uint64_t)r;
+		if (count_read(x, who, (size_t)r) < 0)
+			return XR_ABORT;
+		if (off > l->max_file)
+			return x_abort(x, who, AI_EXIT_LIMIT,
+			    "'%s' grew larger than the limit of %llu bytes (--max-file)", f->name,
+			    (unsigned long long)l->max_file);
+		rc = runtimes[st->b->id]->feed(st, x, buf, (size_t)r);
+		if (rc != XR_OK || x->abort.code)
+			return x->abort.code ? XR_ABORT : rc;
+	}
+}
+
+/* One input of stage st made of listed files (one FILE, or a skipped cat's). */
+static int
+read_input(struct x_run *x, struct x_stage *st, const int *files, size_t n, const char *name,
+    const struct x_stage *who)
+{
+	const struct x_rt *rt = runtimes[st->b->id];
+	size_t i;
+	int rc;
+
+	if (rt->begin != NULL && rt->begin(st, x, name) < 0)
+		return XR_ABORT;
+	if (rt->read != NULL) {
+		if (rt->read(st, x, files, n) < 0)
+			return XR_ABORT;
+	} else {
+		for (i = 0; i < n; i++) {
+			rc = stream_file(x, st, who, files[i]);
+			if (rc == XR_ABORT)
+				return XR_ABORT;
+			if (rc == XR_STOP)
+				break;
+		}
+	}
+	if (rt->finish != NULL && rt->finish(st, x) < 0)
+		return XR_ABORT;
+	return x->abort.code ? XR_ABORT : XR_OK;
+}
+
+/*
+ * "cat FILE..." with no option, before a stage that reads its input, is not
+ * run: that stage reads the files as its input (and no further than it
+ * needs).
+ */
+static void
+skip_plain_cats(struct x_pipeline *pl)
 {
 	size_t i;
 
-	if (st->nfiles == 0) {
-		*p = x->in.p;
-		*n = x->in.n;
-		return 0;
+	for (i = 0; i + 1 < pl->nstages; i++) {
+		struct x_stage *st = &pl->stages[i], *next = &pl->stages[i + 1];
+		const struct x_opts_cat *o = st->priv;
+
+		if (st->b->id != XB_CAT || st->nfiles == 0 || o->number || o->squeeze || o->ends ||
+		    o->tabs || o->nonprinting || next->nfiles > 0 || next->b->id == XB_CURL)
+			continue;
+		st->skip = 1;
+		next->in_files = st->files;
+		next->n_in_files = st->nfiles;
+		next->in_reader = st;
 	}
-	ai_buf_reset(&x->files_in);
-	for (i = 0; i < st->nfiles; i++)
-		if (x_read_file(x, st, st->files[i], &x->files_in) < 0)
-			return XR_ABORT;
-	*p = x->files_in.buf;
-	*n = x->files_in.len;
-	return 0;
+}
+
+/* Run the stages; the page and the status are in x. */
+static void
+run_stages(struct x_run *x)
+{
+	struct x_pipeline *pl = x->pl;
+	size_t i, k;
+
+	skip_plain_cats(pl);
+	/* the stages that read their input start first, the last one first */
+	for (i = pl->nstages; i-- > 1;) {
+		struct x_stage *st = &pl->stages[i];
+		const struct x_rt *rt = runtimes[st->b->id];
+
+		if (takes_input(st) && rt->begin != NULL && rt->begin(st, x, NULL) < 0)
+			return;
+	}
+	for (i = 0; i < pl->nstages && !x->abort.code; i++) {
+		struct x_stage *st = &pl->stages[i];
+		const struct x_rt *rt = runtimes[st->b->id];
+
+		if (st->skip)
+			continue;
+		if (st->nfiles > 0) {
+			for (k = 0; k < st->nfiles; k++)
+				if (read_input(x, st, &st->files[k], 1, st->fnames[k], st) < 0)
+					return;
+		} else if (st->n_in_files > 0) {
+			if (read_input(x, st, st->in_files, st->n_in_files, NULL, st->in_reader) < 0)
+				return;
+		} else if (!takes_input(st) || i == 0) {
+			/* it reads nothing (curl fetches, jq -n) */
+			if (rt->begin != NULL && rt->begin(st, x, NULL) < 0)
+				return;
+			if (rt->finish != NULL && rt->finish(st, x) < 0)
+				return;
+		} else if (rt->finish != NULL && rt->finish(st, x) < 0) {
+			return;
+		}
+		if (rt->end != NULL && rt->end(st, x) < 0)
+			return;
+		if (flush(x, st) < 0)
+			return;
+	}
 }
 
 /* ---- the child ---- */
@@ -270,22 +627,22 @@ put_page(struct ai_buf *msg, const char *p, size_t n, size_t from, size_t cut, i
 	ai_buf_release(&red);
 }
 
-/* Page data[start..) to at most size bytes, cut on a character boundary. */
+/* The page: x->start.. to at most x->size bytes, cut on a character boundary. */
 static void
-page(struct ai_buf *msg, const char *p, size_t total, uint64_t start, uint64_t size, int redact)
+page(struct ai_buf *msg, const struct x_run *x)
 {
-	size_t cut = 0;
+	put_u64(msg, 't', x->total);
+	if (x->start < x->total) {
+		/* page.buf holds the output from page_from on: the margin, then the page */
+		size_t before = (size_t)(x->start - x->page_from);
+		size_t kept = x->page.len - before, max = x->size < kept ? (size_t)x->size : kept;
+		size_t cut = ai_utf8_cut(x->page.buf + before, kept, max);
 
-	put_u64(msg, 't', total);
-	if (start < total) {
-		size_t rest = total - (size_t)start, max = size < rest ? (size_t)size : rest;
-
-		cut = ai_utf8_cut(p + start, rest, max);
 		if (cut == 0)
 			cut = max; /* a page smaller than one character: cut the bytes */
-		put_page(msg, p, total, (size_t)start, cut, redact);
-		if (start + cut < total)
-			put_u64(msg, 'n', start + cut);
+		put_page(msg, x->page.buf, x->page.len, before, cut, x->pol->redact);
+		if (x->start + cut < x->total)
+			put_u64(msg, 'n', x->start + cut);
 	}
 }
 
@@ -373,8 +730,10 @@ lone_cat(const struct x_pipeline *pl)
 {
 	const struct x_stage *st = &pl->stages[0];
 
-	return pl->nstages == 1 && st->b->id == XB_CAT && st->nfiles == 1 &&
-	    !((const struct x_opts_cat *)st->priv)->number;
+	const struct x_opts_cat *o = st->priv;
+
+	return pl->nstages == 1 && st->b->id == XB_CAT && st->nfiles == 1 && !o->number &&
+	    !o->squeeze && !o->ends && !o->tabs && !o->nonprinting;
 }
 
 static int
@@ -430,21 +789,25 @@ run_pipeline(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, 
     int64_t deadline, struct ai_buf *msg)
 {
 	struct x_run x;
-	int status = XR_OK;
 	size_t i;
 
 	memset(&x, 0, sizeof(x));
 	x.pol = pol;
 	x.pl = pl;
 	x.deadline_ms = deadline;
+	x.start = start;
+	x.size = size;
+	x.margin = pol->redact ? ai_secret_maxlen() : 0;
+	x.page_from = start > x.margin ? start - x.margin : 0;
 	ai_buf_init(&x.err, X_MAX_STDERR + 1024);
-	ai_buf_init(&x.files_in, pol->lim.max_output);
+	ai_buf_init(&x.page, AI_BUF_NOLIMIT);
 	x.read = ai_xcalloc(pol->nfiles + 1, 1);
 	x.urls = cJSON_CreateArray();
-	x.in.p = "";
+	for (i = 0; i < pl->nstages; i++)
+		ai_buf_init(&pl->stages[i].obuf, AI_BUF_NOLIMIT);
 	for (i = 0; i < pl->nstages && !x.abort.code; i++) {
 		struct x_stage *st = &pl->stages[i];
-		const struct runtime *rt = &runtimes[st->b->id];
+		const struct x_rt *rt = runtimes[st->b->id];
 		struct ai_err e = AI_ERR_INIT;
 
 		if (rt->prepare != NULL && rt->prepare(st, &x, &e) < 0)
@@ -453,19 +816,10 @@ run_pipeline(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, 
 	if (!x.abort.code && lone_cat(pl)) {
 		seek_page(&x, &pl->stages[0], start, size, msg);
 	} else if (!x.abort.code) {
-		for (i = 0; i < pl->nstages; i++) {
-			struct x_stage *st = &pl->stages[i];
-
-			ai_buf_init(&x.out, pol->lim.max_output);
-			status = runtimes[st->b->id].run(st, &x);
-			free(x.in.own);
-			x.in.own = ai_buf_detach(&x.out, &x.in.n);
-			x.in.p = x.in.own;
-			if (status == XR_ABORT || x.abort.code)
-				break;
-		}
+		x.chunk = ai_xmalloc(CHUNK);
+		run_stages(&x);
 		if (!x.abort.code)
-			page(msg, x.in.p, x.in.n, start, size, pol->redact);
+			page(msg, &x);
 	}
 	/* status: abort ('a'), else failure ('f') and the exit code */
 	if (x.abort.code) {
@@ -477,7 +831,7 @@ run_pipeline(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, 
 		put(msg, 'm', x.fail.msg, strlen(x.fail.msg));
 		put_u64(msg, 'x', 1);
 	} else {
-		put_u64(msg, 'x', status == XR_NONE ? 1 : 0);
+		put_u64(msg, 'x', (uint64_t)pl->stages[pl->nstages - 1].status);
 	}
 	put(msg, 'e', x.err.buf, x.err.len);
 	put_u64(msg, 'r', x.bytes_read);
@@ -490,14 +844,23 @@ run_pipeline(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, 
 		put(msg, 'u', u, strlen(u));
 		free(u);
 	}
-	for (i = 0; i < pl->nstages; i++)
-		if (pl->stages[i].rt != NULL && runtimes[pl->stages[i].b->id].release != NULL)
-			runtimes[pl->stages[i].b->id].release(&pl->stages[i]);
-	free(x.in.own);
+	for (i = 0; i < pl->nstages; i++) {
+		if (pl->stages[i].rt != NULL && runtimes[pl->stages[i].b->id]->release != NULL)
+			runtimes[pl->stages[i].b->id]->release(&pl->stages[i]);
+		ai_buf_release(&pl->stages[i].obuf);
+	}
+	free(x.chunk);
 	free(x.read);
 	cJSON_Delete(x.urls);
 	ai_buf_release(&x.err);
-	ai_buf_release(&x.files_in);
+	ai_buf_release(&x.page);
+}
+
+/* Out of memory in the child: the parent says which limit it was. */
+static void
+child_oom(void)
+{
+	_exit(X_CHILD_NOMEM);
 }
 
 static void
@@ -506,6 +869,7 @@ child(const struct x_policy *pol, struct x_pipeline *pl, uint64_t start, uint64_
 {
 	struct ai_buf msg = AI_BUF_INIT(AI_BUF_NOLIMIT);
 
+	ai_oom_hook = child_oom;
 	close_others(pol, wfd);
 	x_sandbox(&pol->lim, pl->uses_net);
 	run_pipeline(pol, pl, start, size, deadline, &msg);

@@ -1,659 +1,882 @@
 /*
- * text.c: the text built-ins: cat, nl, head, tail, wc, sort, uniq, cut.
+ * text.c: cat, nl, wc, cut and uniq.
  *
- * Each behaves as its GNU coreutils namesake does with LC_ALL=C, for the
- * options it has: bytes compared as bytes, lines ended by LF, a last line
- * without LF still a line.  Each reads its FILEs or the previous stage's
- * output (x_input) and writes through x_emit, which enforces --max-output.
+ * Each behaves as its GNU coreutils namesake does with LC_ALL=C: bytes are
+ * characters, compared as bytes.  cat works on the bytes of all its inputs
+ * as one stream (a last line without LF runs into the next file, as with
+ * cat itself); nl, cut and uniq work on lines, and end each input's last
+ * line with LF; wc counts each input.  Input comes in pieces (feed); each
+ * keeps only what it must (a partial line, uniq's previous line).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lang.h"
 #include "util.h"
 #include "banned.h"
 
-/* "%6llu\t" without printf, for line numbers on every line of 10 MB. */
 static int
-emit_number(struct x_run *x, const struct x_stage *st, uint64_t v, int width, char sep)
+printable(unsigned char c)
 {
-	char buf[32];
-	int i = (int)sizeof(buf);
-
-	buf[--i] = sep;
-	do {
-		buf[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0);
-	while ((int)sizeof(buf) - 1 - i < width)
-		buf[--i] = ' ';
-	return x_emit(x, st, buf + i, sizeof(buf) - (size_t)i);
+	return c >= 32 && c < 127;
 }
 
-/* cat [-n] [FILE]...: -n numbers every line as GNU cat does ("%6d\t"). */
-int
-x_run_cat(struct x_stage *st, struct x_run *x)
-{
-	const struct x_opts_cat *o = st->priv;
-	const char *p, *line;
-	size_t n, off = 0, len, i;
-	uint64_t no = 0;
+/* ---- cat ---- */
 
-	if (!o->number) {
-		if (st->nfiles == 0)
-			return x_emit(x, st, x->in.p, x->in.n) < 0 ? XR_ABORT : XR_OK;
-		for (i = 0; i < st->nfiles; i++)
-			if (x_read_file(x, st, st->files[i], &x->out) < 0)
-				return XR_ABORT;
-		return XR_OK;
-	}
-	if (x_input(x, st, &p, &n) < 0)
-		return XR_ABORT;
-	while (x_next_line(p, n, &off, &line, &len)) {
-		int lf = line + len < p + n;
-
-		if (emit_number(x, st, ++no, 6, '\t') < 0 || x_emit(x, st, line, len + (size_t)lf) < 0)
-			return XR_ABORT;
-	}
-	return XR_OK;
-}
-
-/* nl [-b a|t|n]: numbered lines "%6d\t", unnumbered ones indented by 7 spaces. */
-int
-x_run_nl(struct x_stage *st, struct x_run *x)
-{
-	const struct x_opts_nl *o = st->priv;
-	const char *p, *line;
-	size_t n, off = 0, len;
-	uint64_t no = 0;
-
-	if (x_input(x, st, &p, &n) < 0)
-		return XR_ABORT;
-	while (x_next_line(p, n, &off, &line, &len)) {
-		int number = o->style == 'a' || (o->style == 't' && len > 0);
-
-		if (number ? emit_number(x, st, ++no, 6, '\t') < 0 : x_emit(x, st, "       ", 7) < 0)
-			return XR_ABORT;
-		if (x_emit(x, st, line, len) < 0 || x_emit(x, st, "\n", 1) < 0)
-			return XR_ABORT;
-	}
-	return XR_OK;
-}
-
-/* Offset just past the first count lines of p. */
-static size_t
-skip_lines(const char *p, size_t n, uint64_t count)
-{
-	size_t off = 0;
-
-	while (count > 0 && off < n) {
-		const char *lf = memchr(p + off, '\n', n - off);
-
-		off = lf ? (size_t)(lf - p) + 1 : n;
-		count--;
-	}
-	return off;
-}
-
-int
-x_run_head(struct x_stage *st, struct x_run *x)
-{
-	const struct x_opts_ht *o = st->priv;
-	const char *p;
-	size_t n, end;
-
-	if (x_input(x, st, &p, &n) < 0)
-		return XR_ABORT;
-	if (o->bytes)
-		end = o->count < n ? (size_t)o->count : n;
-	else
-		end = skip_lines(p, n, o->count);
-	return x_emit(x, st, p, end) < 0 ? XR_ABORT : XR_OK;
-}
-
-int
-x_run_tail(struct x_stage *st, struct x_run *x)
-{
-	const struct x_opts_ht *o = st->priv;
-	const char *p;
-	size_t n, from;
-
-	if (x_input(x, st, &p, &n) < 0)
-		return XR_ABORT;
-	if (o->from_start) {
-		uint64_t k = o->count > 0 ? o->count - 1 : 0;
-
-		if (o->bytes)
-			from = k < n ? (size_t)k : n;
-		else
-			from = skip_lines(p, n, k);
-	} else if (o->bytes) {
-		from = o->count < n ? n - (size_t)o->count : 0;
-	} else {
-		uint64_t k = o->count;
-		size_t end = n;
-
-		from = n;
-		if (end > 0 && p[end - 1] == '\n')
-			end--; /* the last line's own LF */
-		while (k > 0) {
-			const char *lf = end > 0 ? memrchr(p, '\n', end) : NULL;
-
-			if (lf == NULL) {
-				from = 0;
-				break;
-			}
-			from = (size_t)(lf - p) + 1;
-			end = (size_t)(lf - p);
-			k--;
-		}
-		if (o->count == 0)
-			from = n;
-	}
-	return x_emit(x, st, p + from, n - from) < 0 ? XR_ABORT : XR_OK;
-}
-
-/* ---- wc ---- */
-
-struct counts {
-	uint64_t lines, words, bytes;
-};
-
-static void
-count(const char *p, size_t n, struct counts *c)
-{
-	size_t i;
-	int inword = 0;
-
-	c->bytes += n;
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)p[i];
-		int space = ch == ' ' || (ch >= '\t' && ch <= '\r');
-
-		if (ch == '\n')
-			c->lines++;
-		if (space)
-			inword = 0;
-		else if (!inword) {
-			inword = 1;
-			c->words++;
-		}
-	}
-}
-
-static int
-wc_line(struct x_run *x, const struct x_stage *st, const struct x_opts_wc *o,
-    const struct counts *c, int width, const char *name)
-{
-	const char *sep = "";
-
-	if (o->lines) {
-		if (x_emitf(x, st, "%*llu", width, (unsigned long long)c->lines) < 0)
-			return -1;
-		sep = " ";
-	}
-	if (o->words) {
-		if (x_emitf(x, st, "%s%*llu", sep, width, (unsigned long long)c->words) < 0)
-			return -1;
-		sep = " ";
-	}
-	if (o->bytes && x_emitf(x, st, "%s%*llu", sep, width, (unsigned long long)c->bytes) < 0)
-		return -1;
-	if (name != NULL && x_emitf(x, st, " %s", name) < 0)
-		return -1;
-	return x_emit(x, st, "\n", 1);
-}
-
-/*
- * wc [-lwc] [FILE]...: GNU's layout: one count of one input is printed bare;
- * otherwise the columns are as wide as the total size of the files needs,
- * at least 7 when reading a pipe.
- */
-int
-x_run_wc(struct x_stage *st, struct x_run *x)
-{
-	const struct x_opts_wc *o = st->priv;
-	struct counts *c, total;
-	int width = 1, ncounts = o->lines + o->words + o->bytes;
-	size_t i, k = st->nfiles ? st->nfiles : 1;
-	uint64_t size = 0;
-
-	c = ai_xcalloc(k, sizeof(*c));
-	memset(&total, 0, sizeof(total));
-	if (st->nfiles == 0) {
-		count(x->in.p, x->in.n, &c[0]);
-	} else {
-		for (i = 0; i < st->nfiles; i++) {
-			ai_buf_reset(&x->files_in);
-			if (x_read_file(x, st, st->files[i], &x->files_in) < 0) {
-				free(c);
-				return XR_ABORT;
-			}
-			count(x->files_in.buf, x->files_in.len, &c[i]);
-			size += x->files_in.len;
-		}
-	}
-	for (i = 0; i < k; i++) {
-		total.lines += c[i].lines;
-		total.words += c[i].words;
-		total.bytes += c[i].bytes;
-	}
-	if (!(ncounts == 1 && k == 1)) {
-		for (; size >= 10; size /= 10)
-			width++;
-		if (st->nfiles == 0 && width < 7)
-			width = 7;
-	}
-	for (i = 0; i < k; i++)
-		if (wc_line(x, st, o, &c[i], width,
-		    st->nfiles ? x->pol->files[st->files[i]].name : NULL) < 0) {
-			free(c);
-			return XR_ABORT;
-		}
-	free(c);
-	if (k > 1 && wc_line(x, st, o, &total, width, "total") < 0)
-		return XR_ABORT;
-	return XR_OK;
-}
-
-/* ---- sort ---- */
-
-struct line {
-	const char *p;
-	size_t n;
-};
-
-struct sorter {
-	const struct x_opts_sort *o;
-	struct x_sortkey whole; /* the line as the key, with the global flags */
+struct cat_rt {
+	uint64_t lineno;
+	int bol;          /* at the start of a line */
+	int blanks;       /* empty lines just output (-s) */
+	int cr;           /* -E: a CR held back, to be shown as ^M if a LF follows */
 };
 
 static int
-blank(char c)
+cat_prepare(struct x_stage *st, struct x_run *x, struct ai_err *e)
 {
-	return c == ' ' || c == '\t';
-}
+	struct cat_rt *rt = ai_xcalloc(1, sizeof(*rt));
 
-/* The bytes of field f (from 1) starting position: with -t after f-1 separators. */
-static size_t
-field_start(const struct line *l, int sep, size_t f)
-{
-	size_t i = 0;
-
-	while (--f > 0 && i < l->n) {
-		if (sep >= 0) {
-			const char *s = memchr(l->p + i, sep, l->n - i);
-
-			i = s ? (size_t)(s - l->p) + 1 : l->n;
-		} else {
-			while (i < l->n && blank(l->p[i]))
-				i++;
-			while (i < l->n && !blank(l->p[i]))
-				i++;
-		}
-	}
-	return i;
-}
-
-/* The end of field f (from 1). */
-static size_t
-field_end(const struct line *l, int sep, size_t f)
-{
-	size_t i = field_start(l, sep, f);
-
-	if (sep >= 0) {
-		const char *s = i < l->n ? memchr(l->p + i, sep, l->n - i) : NULL;
-
-		return s ? (size_t)(s - l->p) : l->n;
-	}
-	while (i < l->n && blank(l->p[i]))
-		i++;
-	while (i < l->n && !blank(l->p[i]))
-		i++;
-	return i;
-}
-
-/*
- * Compare two numbers as GNU sort -n does in the C locale: leading blanks,
- * an optional '-', digits, an optional fraction; anything else counts as 0.
- */
-static int
-numcmp(const char *a, size_t na, const char *b, size_t nb)
-{
-	size_t i = 0, j = 0, ia, ja, la, lb, k;
-	int neg_a = 0, neg_b = 0, sign, c = 0;
-
-	while (i < na && blank(a[i]))
-		i++;
-	while (j < nb && blank(b[j]))
-		j++;
-	if (i < na && a[i] == '-') {
-		neg_a = 1;
-		i++;
-	}
-	if (j < nb && b[j] == '-') {
-		neg_b = 1;
-		j++;
-	}
-	while (i < na && a[i] == '0')
-		i++;
-	while (j < nb && b[j] == '0')
-		j++;
-	for (ia = i; ia < na && a[ia] >= '0' && a[ia] <= '9'; ia++)
-		;
-	for (ja = j; ja < nb && b[ja] >= '0' && b[ja] <= '9'; ja++)
-		;
-	la = ia - i;
-	lb = ja - j;
-	/* is either value zero? (digits all zero, fraction all zero) */
-	{
-		size_t fa = ia, fb = ja;
-		int za = la == 0, zb = lb == 0;
-
-		if (za && fa < na && a[fa] == '.')
-			for (fa++; fa < na && a[fa] >= '0' && a[fa] <= '9'; fa++)
-				if (a[fa] != '0')
-					za = 0;
-		if (zb && fb < nb && b[fb] == '.')
-			for (fb++; fb < nb && b[fb] >= '0' && b[fb] <= '9'; fb++)
-				if (b[fb] != '0')
-					zb = 0;
-		if (za)
-			neg_a = 0;
-		if (zb)
-			neg_b = 0;
-		if (neg_a != neg_b)
-			return neg_a ? -1 : 1;
-		if (za && zb)
-			return 0;
-	}
-	sign = neg_a ? -1 : 1;
-	if (la != lb)
-		return la < lb ? -sign : sign;
-	for (k = 0; k < la; k++)
-		if (a[i + k] != b[j + k])
-			return a[i + k] < b[j + k] ? -sign : sign;
-	/* fractions */
-	i = ia;
-	j = ja;
-	if (i < na && a[i] == '.')
-		i++;
-	else
-		i = na + 1;
-	if (j < nb && b[j] == '.')
-		j++;
-	else
-		j = nb + 1;
-	for (;;) {
-		int da = i < na && a[i] >= '0' && a[i] <= '9' ? a[i] : '0';
-		int db = j < nb && b[j] >= '0' && b[j] <= '9' ? b[j] : '0';
-		int more_a = i < na && a[i] >= '0' && a[i] <= '9';
-		int more_b = j < nb && b[j] >= '0' && b[j] <= '9';
-
-		if (!more_a && !more_b)
-			break;
-		if (da != db) {
-			c = da < db ? -1 : 1;
-			break;
-		}
-		i++;
-		j++;
-	}
-	return c * sign;
-}
-
-static int
-bytecmp(const char *a, size_t na, const char *b, size_t nb, int fold)
-{
-	size_t i, n = na < nb ? na : nb;
-	int c;
-
-	if (!fold) {
-		c = memcmp(a, b, n);
-		if (c != 0)
-			return c < 0 ? -1 : 1;
-	} else {
-		for (i = 0; i < n; i++) {
-			unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
-
-			if (x >= 'a' && x <= 'z')
-				x = (unsigned char)(x - 32);
-			if (y >= 'a' && y <= 'z')
-				y = (unsigned char)(y - 32);
-			if (x != y)
-				return x < y ? -1 : 1;
-		}
-	}
-	return na < nb ? -1 : na > nb;
-}
-
-static int
-keycmp(const struct sorter *s, const struct x_sortkey *k, const struct line *a,
-    const struct line *b)
-{
-	const struct x_opts_sort *o = s->o;
-	int numeric = k->own ? k->numeric : o->numeric, fold = k->own ? k->fold : o->fold;
-	int reverse = k->own ? k->reverse : o->reverse, c;
-	size_t as = 0, ae = a->n, bs = 0, be = b->n;
-
-	if (k != &s->whole) {
-		as = field_start(a, o->sep, k->sf);
-		bs = field_start(b, o->sep, k->sf);
-		if (k->ef) {
-			ae = field_end(a, o->sep, k->ef);
-			be = field_end(b, o->sep, k->ef);
-		}
-		if (ae < as)
-			ae = as;
-		if (be < bs)
-			be = bs;
-	}
-	if (numeric)
-		c = numcmp(a->p + as, ae - as, b->p + bs, be - bs);
-	else
-		c = bytecmp(a->p + as, ae - as, b->p + bs, be - bs, fold);
-	return reverse ? -c : c;
-}
-
-/* GNU's order: the keys in turn; when they tie, the whole lines as bytes (not with -u). */
-static int
-linecmp(const struct sorter *s, const struct line *a, const struct line *b)
-{
-	const struct x_opts_sort *o = s->o;
-	int c = 0;
-	size_t i;
-
-	if (o->nkeys > 0) {
-		for (i = 0; i < o->nkeys && c == 0; i++)
-			c = keycmp(s, &o->keys[i], a, b);
-	} else if (o->numeric || o->fold) {
-		c = keycmp(s, &s->whole, a, b);
-	} else {
-		c = bytecmp(a->p, a->n, b->p, b->n, 0);
-		return o->reverse ? -c : c;
-	}
-	if (c != 0 || o->unique)
-		return c;
-	c = bytecmp(a->p, a->n, b->p, b->n, 0);
-	return o->reverse ? -c : c;
-}
-
-/* A stable merge sort (GNU sort -u keeps the first of equal lines). */
-static void
-merge_sort(const struct sorter *s, struct line *v, struct line *tmp, size_t n)
-{
-	size_t width, i;
-
-	/* insertion sort of runs of 8, then merges */
-	for (i = 0; i < n; i += 8) {
-		size_t end = i + 8 < n ? i + 8 : n, j;
-
-		for (j = i + 1; j < end; j++) {
-			struct line t = v[j];
-			size_t k = j;
-
-			while (k > i && linecmp(s, &v[k - 1], &t) > 0) {
-				v[k] = v[k - 1];
-				k--;
-			}
-			v[k] = t;
-		}
-	}
-	for (width = 8; width < n; width *= 2) {
-		for (i = 0; i < n; i += 2 * width) {
-			size_t mid = i + width < n ? i + width : n;
-			size_t end = i + 2 * width < n ? i + 2 * width : n, a = i, b = mid, k = i;
-
-			if (mid >= end || linecmp(s, &v[mid - 1], &v[mid]) <= 0) {
-				memcpy(tmp + i, v + i, (end - i) * sizeof(*v));
-				continue;
-			}
-			while (a < mid && b < end)
-				tmp[k++] = linecmp(s, &v[b], &v[a]) < 0 ? v[b++] : v[a++];
-			while (a < mid)
-				tmp[k++] = v[a++];
-			while (b < end)
-				tmp[k++] = v[b++];
-		}
-		memcpy(v, tmp, n * sizeof(*v));
-	}
-}
-
-int
-x_run_sort(struct x_stage *st, struct x_run *x)
-{
-	struct sorter s;
-	struct line *v, *tmp;
-	const char *p, *line;
-	size_t n, off = 0, len, nl = 0, cap = 1024, i;
-	int rc = XR_OK;
-
-	if (x_input(x, st, &p, &n) < 0)
-		return XR_ABORT;
-	memset(&s, 0, sizeof(s));
-	s.o = st->priv;
-	v = ai_xmalloc(cap * sizeof(*v));
-	while (x_next_line(p, n, &off, &line, &len)) {
-		if (nl == cap) {
-			cap *= 2;
-			v = ai_xrealloc(v, cap * sizeof(*v));
-		}
-		v[nl].p = line;
-		v[nl].n = len;
-		nl++;
-	}
-	tmp = ai_xmalloc((nl ? nl : 1) * sizeof(*tmp));
-	merge_sort(&s, v, tmp, nl);
-	for (i = 0; i < nl; i++) {
-		if (s.o->unique && i > 0 && linecmp(&s, &v[i - 1], &v[i]) == 0)
-			continue;
-		if (x_emit(x, st, v[i].p, v[i].n) < 0 || x_emit(x, st, "\n", 1) < 0) {
-			rc = XR_ABORT;
-			break;
-		}
-	}
-	free(v);
-	free(tmp);
-	return rc;
-}
-
-/* ---- uniq ---- */
-
-static int
-same(const char *a, size_t na, const char *b, size_t nb, int icase)
-{
-	return na == nb && bytecmp(a, na, b, nb, icase) == 0;
-}
-
-int
-x_run_uniq(struct x_stage *st, struct x_run *x)
-{
-	const struct x_opts_uniq *o = st->priv;
-	const char *p, *line, *prev = NULL;
-	size_t n, off = 0, len, plen = 0;
-	uint64_t run = 0;
-
-	if (x_input(x, st, &p, &n) < 0)
-		return XR_ABORT;
-	for (;;) {
-		int more = x_next_line(p, n, &off, &line, &len);
-
-		if (more && prev != NULL && same(prev, plen, line, len, o->icase)) {
-			run++;
-			continue;
-		}
-		if (prev != NULL && (!o->repeated || run > 1) && (!o->unique || run == 1)) {
-			if ((o->count && x_emitf(x, st, "%7llu ", (unsigned long long)run) < 0) ||
-			    x_emit(x, st, prev, plen) < 0 || x_emit(x, st, "\n", 1) < 0)
-				return XR_ABORT;
-		}
-		if (!more)
-			break;
-		prev = line;
-		plen = len;
-		run = 1;
-	}
-	return XR_OK;
-}
-
-/* ---- cut ---- */
-
-static int
-selected(const struct x_opts_cut *o, uint64_t k)
-{
-	size_t i;
-
-	for (i = 0; i < o->nr; i++)
-		if (k >= o->r[i].lo && k <= o->r[i].hi)
-			return 1;
+	(void)x;
+	(void)e;
+	rt->bol = 1;
+	st->rt = rt;
 	return 0;
 }
 
-int
-x_run_cut(struct x_stage *st, struct x_run *x)
+/* The bytes of p with -v, -T and -E made visible (-E shows a CR before a LF as ^M). */
+static int
+cat_visible(struct x_stage *st, struct x_run *x, const struct x_opts_cat *o, const char *p,
+    size_t n)
 {
-	const struct x_opts_cut *o = st->priv;
-	const char *p, *line;
-	size_t n, off = 0, len;
+	struct cat_rt *rt = st->rt;
+	char buf[4096];
+	size_t i, k = 0;
 
-	if (x_input(x, st, &p, &n) < 0)
-		return XR_ABORT;
-	while (x_next_line(p, n, &off, &line, &len)) {
-		size_t i;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
 
-		if (!o->fields) {
-			for (i = 0; i < len; i++)
-				if (selected(o, (uint64_t)i + 1) && x_emit(x, st, line + i, 1) < 0)
-					return XR_ABORT;
-		} else if (memchr(line, o->delim, len) == NULL) {
-			if (!o->only_delimited && x_emit(x, st, line, len) < 0)
-				return XR_ABORT;
-			if (o->only_delimited)
-				continue;
-		} else {
-			size_t start = 0;
-			uint64_t field = 1;
-			int first = 1;
-
-			while (start <= len) {
-				const char *d = start < len ? memchr(line + start, o->delim, len - start) : NULL;
-				size_t end = d ? (size_t)(d - line) : len;
-
-				if (selected(o, field)) {
-					if ((!first && x_emit(x, st, &o->delim, 1) < 0) ||
-					    x_emit(x, st, line + start, end - start) < 0)
-						return XR_ABORT;
-					first = 0;
-				}
-				if (d == NULL)
-					break;
-				start = end + 1;
-				field++;
-			}
+		if (k > sizeof(buf) - 8) {
+			if (x_emit(x, st, buf, k) != XR_OK)
+				return XR_STOP;
+			k = 0;
 		}
-		if (x_emit(x, st, "\n", 1) < 0)
-			return XR_ABORT;
+		if (rt->cr) {
+			rt->cr = 0;
+			if (c == '\n') {
+				memcpy(buf + k, "^M$\n", 4);
+				k += 4;
+				continue;
+			}
+			buf[k++] = '\r';
+		}
+		if (c == '\r' && o->ends && !o->nonprinting) {
+			rt->cr = 1;
+		} else if (c == '\n') {
+			if (o->ends)
+				buf[k++] = '$';
+			buf[k++] = '\n';
+		} else if (c == '\t') {
+			if (o->tabs) {
+				buf[k++] = '^';
+				buf[k++] = 'I';
+			} else {
+				buf[k++] = '\t';
+			}
+		} else if (o->nonprinting && !printable(c)) {
+			if (c >= 128) {
+				buf[k++] = 'M';
+				buf[k++] = '-';
+				c = (unsigned char)(c - 128);
+			}
+			if (c < 32) {
+				buf[k++] = '^';
+				buf[k++] = (char)(c + 64);
+			} else if (c == 127) {
+				buf[k++] = '^';
+				buf[k++] = '?';
+			} else {
+				buf[k++] = (char)c;
+			}
+		} else {
+			buf[k++] = (char)c;
+		}
+	}
+	return x_emit(x, st, buf, k) != XR_OK ? XR_STOP : XR_OK;
+}
+
+static int
+cat_feed(struct x_stage *st, struct x_run *x, const char *p, size_t n)
+{
+	const struct x_opts_cat *o = st->priv;
+	struct cat_rt *rt = st->rt;
+	size_t i = 0;
+
+	if (!o->number && !o->squeeze && !o->ends && !o->tabs && !o->nonprinting)
+		return x_emit(x, st, p, n) == XR_OK ? XR_OK : XR_STOP;
+	while (i < n) {
+		const char *lf;
+		size_t len;
+
+		if (rt->bol) {
+			if (p[i] == '\n') {
+				if (o->squeeze && rt->blanks > 0) {
+					i++;
+					continue;
+				}
+				rt->blanks++;
+				if (o->number && !o->nonblank &&
+				    x_emit_number(x, st, ++rt->lineno, 6, ' ', 0, "\t", 1) != XR_OK)
+					return XR_STOP;
+				if (cat_visible(st, x, o, p + i, 1) != XR_OK)
+					return XR_STOP;
+				i++;
+				continue;
+			}
+			rt->blanks = 0;
+			if (o->number && x_emit_number(x, st, ++rt->lineno, 6, ' ', 0, "\t", 1) != XR_OK)
+				return XR_STOP;
+			rt->bol = 0;
+		}
+		lf = memchr(p + i, '\n', n - i);
+		len = lf ? (size_t)(lf - (p + i)) + 1 : n - i;
+		if (cat_visible(st, x, o, p + i, len) != XR_OK)
+			return XR_STOP;
+		if (lf != NULL)
+			rt->bol = 1;
+		i += len;
 	}
 	return XR_OK;
 }
+
+/* A CR held back at the very end is only a CR. */
+static int
+cat_end(struct x_stage *st, struct x_run *x)
+{
+	struct cat_rt *rt = st->rt;
+
+	if (rt->cr) {
+		rt->cr = 0;
+		return x_emit(x, st, "\r", 1) == XR_ABORT ? XR_ABORT : XR_OK;
+	}
+	return XR_OK;
+}
+
+static void
+free_rt(struct x_stage *st)
+{
+	free(st->rt);
+	st->rt = NULL;
+}
+
+const struct x_rt x_rt_cat = {
+	.prepare = cat_prepare,
+	.feed = cat_feed,
+	.end = cat_end,
+	.release = free_rt,
+};
+
+/* ---- nl ---- */
+
+struct nl_rt {
+	struct x_lines lines;
+	struct x_re *re[3];
+	int section;      /* 0 header, 1 body, 2 footer */
+	int64_t lineno;
+	uint64_t blanks;
+	char *del[3];     /* the delimiter lines of header, body, footer */
+	size_t dellen[3];
+};
+
+static int
+nl_prepare(struct x_stage *st, struct x_run *x, struct ai_err *e)
+{
+	const struct x_opts_nl *o = st->priv;
+	struct nl_rt *rt = ai_xcalloc(1, sizeof(*rt));
+	size_t k, dl = strlen(o->delim);
+	int i;
+
+	(void)x;
+	st->rt = rt;
+	x_lines_init(&rt->lines, '\n');
+	rt->section = 1;
+	rt->lineno = o->start;
+	for (i = 0; i < 3; i++) {
+		rt->dellen[i] = dl * (size_t)(3 - i);
+		rt->del[i] = ai_xmalloc(rt->dellen[i] + 1);
+		for (k = 0; k < (size_t)(3 - i); k++)
+			memcpy(rt->del[i] + k * dl, o->delim, dl);
+		rt->del[i][rt->dellen[i]] = '\0';
+		if (o->style[i] == 'p') {
+			struct x_re_opts ro = { X_RE_BASIC, 0, 0, 0, '\n', 1 };
+			size_t len = strlen(o->re[i]);
+			char why[256];
+
+			if (x_re_compile(&rt->re[i], &o->re[i], &len, 1, &ro, why, sizeof(why)) < 0)
+				return ai_err_set(e, AI_EXIT_DATAERR, "%s: %s", st->label, why);
+		}
+	}
+	return 0;
+}
+
+static int
+nl_number(struct x_stage *st, struct x_run *x, struct nl_rt *rt, const struct x_opts_nl *o)
+{
+	char buf[64];
+	int k;
+
+	if (o->format == 'l')
+		k = snprintf(buf, sizeof(buf), "%-*" PRId64, (int)o->width, rt->lineno);
+	else if (o->format == 'z')
+		k = snprintf(buf, sizeof(buf), "%0*" PRId64, (int)o->width, rt->lineno);
+	else
+		k = snprintf(buf, sizeof(buf), "%*" PRId64, (int)o->width, rt->lineno);
+	rt->lineno += o->incr;
+	if (x_emit(x, st, buf, (size_t)k) != XR_OK)
+		return XR_STOP;
+	return x_emit(x, st, o->sep, strlen(o->sep)) != XR_OK ? XR_STOP : XR_OK;
+}
+
+static int
+nl_blank(struct x_stage *st, struct x_run *x, const struct x_opts_nl *o)
+{
+	uint64_t i, n = o->width + strlen(o->sep);
+
+	for (i = 0; i < n; i++)
+		if (x_emit(x, st, " ", 1) != XR_OK)
+			return XR_STOP;
+	return XR_OK;
+}
+
+static int
+nl_line(struct x_stage *st, struct x_run *x, const char *line, size_t len)
+{
+	const struct x_opts_nl *o = st->priv;
+	struct nl_rt *rt = st->rt;
+	int i, number = 0, rc;
+
+	if (len >= 2 && o->delim[0] != '\0' && memcmp(line, o->delim, 2) == 0) {
+		for (i = 0; i < 3; i++)
+			if (len == rt->dellen[i] && memcmp(line, rt->del[i], len) == 0)
+				break;
+		if (i < 3) {
+			rt->section = i;
+			if (!o->no_renumber)
+				rt->lineno = o->start;
+			return x_emit(x, st, "\n", 1) != XR_OK ? XR_STOP : XR_OK;
+		}
+	}
+	switch (o->style[rt->section]) {
+	case 'a':
+		if (o->join > 1) {
+			if (len > 0 || ++rt->blanks == o->join) {
+				number = 1;
+				rt->blanks = 0;
+			}
+		} else {
+			number = 1;
+		}
+		break;
+	case 't':
+		number = len > 0;
+		break;
+	case 'p':
+		number = x_re_line(rt->re[rt->section], line, len);
+		break;
+	default:
+		break;
+	}
+	rc = number ? nl_number(st, x, rt, o) : nl_blank(st, x, o);
+	if (rc != XR_OK || x_emit(x, st, line, len) != XR_OK || x_emit(x, st, "\n", 1) != XR_OK)
+		return XR_STOP;
+	return XR_OK;
+}
+
+static int
+nl_block(struct x_stage *st, struct x_run *x, const char *p, size_t n, int last)
+{
+	const char *line;
+	size_t off = 0, len;
+
+	(void)last;
+	while (x_next_line(p, n, '\n', &off, &line, &len))
+		if (nl_line(st, x, line, len) != XR_OK)
+			return XR_STOP;
+	return XR_OK;
+}
+
+static int
+nl_feed(struct x_stage *st, struct x_run *x, const char *p, size_t n)
+{
+	struct nl_rt *rt = st->rt;
+
+	return x_lines_feed(&rt->lines, st, x, p, n, nl_block);
+}
+
+static int
+nl_finish(struct x_stage *st, struct x_run *x)
+{
+	struct nl_rt *rt = st->rt;
+
+	return x_lines_end(&rt->lines, st, x, nl_block) == XR_ABORT ? XR_ABORT : XR_OK;
+}
+
+static void
+nl_release(struct x_stage *st)
+{
+	struct nl_rt *rt = st->rt;
+	int i;
+
+	x_lines_release(&rt->lines);
+	for (i = 0; i < 3; i++) {
+		x_re_free(rt->re[i]);
+		free(rt->del[i]);
+	}
+	free(rt);
+	st->rt = NULL;
+}
+
+const struct x_rt x_rt_nl = {
+	.prepare = nl_prepare,
+	.feed = nl_feed,
+	.finish = nl_finish,
+	.release = nl_release,
+};
+
+/* ---- wc ---- */
+
+struct wc_counts {
+	uint64_t lines, words, bytes, maxlen;
+};
+
+struct wc_rt {
+	struct wc_counts cur, total;
+	const char *name;
+	int inword;
+	uint64_t linepos;
+	int width;
+	int inputs;
+};
+
+static int
+wc_prepare(struct x_stage *st, struct x_run *x, struct ai_err *e)
+{
+	const struct x_opts_wc *o = st->priv;
+	struct wc_rt *rt = ai_xcalloc(1, sizeof(*rt));
+	int ncounts = o->lines + o->words + o->chars + o->bytes + o->maxlen;
+	uint64_t size = 0;
+	size_t i;
+
+	(void)e;
+	st->rt = rt;
+	/*
+	 * GNU's width: one count of one input is bare; else the digits of the
+	 * files' total size, 7 at least for a pipe
+	 */
+	rt->width = 1;
+	if (!(ncounts == 1 && st->nfiles <= 1)) {
+		int minimum = st->nfiles == 0 ? 7 : 1;
+
+		for (i = 0; i < st->nfiles; i++) {
+			struct stat sb;
+
+			if (fstat(x->pol->files[st->files[i]].fd, &sb) == 0 && S_ISREG(sb.st_mode))
+				size += (uint64_t)sb.st_size;
+			else
+				minimum = 7;
+		}
+		for (; size >= 10; size /= 10)
+			rt->width++;
+		if (rt->width < minimum)
+			rt->width = minimum;
+	}
+	return 0;
+}
+
+static int
+wc_begin(struct x_stage *st, struct x_run *x, const char *name)
+{
+	struct wc_rt *rt = st->rt;
+
+	(void)x;
+	memset(&rt->cur, 0, sizeof(rt->cur));
+	rt->name = name;
+	rt->inword = 0;
+	rt->linepos = 0;
+	return XR_OK;
+}
+
+static int
+wc_feed(struct x_stage *st, struct x_run *x, const char *p, size_t n)
+{
+	const struct x_opts_wc *o = st->priv;
+	struct wc_rt *rt = st->rt;
+	struct wc_counts *c = &rt->cur;
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i;
+
+	(void)x;
+	c->bytes += n;
+	if (!o->words && !o->maxlen) {
+		const char *q = p, *end = p + n;
+
+		while ((q = memchr(q, '\n', (size_t)(end - q))) != NULL) {
+			c->lines++;
+			q++;
+		}
+		return XR_OK;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char ch = s[i];
+
+		switch (ch) {
+		case '\n':
+			c->lines++;
+			/* fall through */
+		case '\r':
+		case '\f':
+			if (rt->linepos > c->maxlen)
+				c->maxlen = rt->linepos;
+			rt->linepos = 0;
+			rt->inword = 0;
+			break;
+		case '\t':
+			rt->linepos += 8 - rt->linepos % 8;
+			rt->inword = 0;
+			break;
+		case ' ':
+			rt->linepos++;
+			rt->inword = 0;
+			break;
+		case '\v':
+			rt->inword = 0;
+			break;
+		default:
+			if (printable(ch)) {
+				rt->linepos++;
+				if (!rt->inword) {
+					rt->inword = 1;
+					c->words++;
+				}
+			}
+			break;
+		}
+	}
+	return XR_OK;
+}
+
+static int
+wc_print(struct x_stage *st, struct x_run *x, const struct wc_counts *c, const char *name)
+{
+	const struct x_opts_wc *o = st->priv;
+	const struct wc_rt *rt = st->rt;
+	uint64_t v[5];
+	int on[5], i, first = 1;
+
+	v[0] = c->lines;
+	v[1] = c->words;
+	v[2] = c->bytes;
+	v[3] = c->bytes;
+	v[4] = c->maxlen;
+	on[0] = o->lines;
+	on[1] = o->words;
+	on[2] = o->chars;
+	on[3] = o->bytes;
+	on[4] = o->maxlen;
+	for (i = 0; i < 5; i++) {
+		if (!on[i])
+			continue;
+		if (x_emitf(x, st, "%s%*llu", first ? "" : " ", rt->width, (unsigned long long)v[i]) !=
+		    XR_OK)
+			return XR_ABORT;
+		first = 0;
+	}
+	if (name != NULL && x_emitf(x, st, " %s", name) != XR_OK)
+		return XR_ABORT;
+	return x_emit(x, st, "\n", 1) == XR_ABORT ? XR_ABORT : XR_OK;
+}
+
+static int
+wc_finish(struct x_stage *st, struct x_run *x)
+{
+	struct wc_rt *rt = st->rt;
+
+	if (rt->linepos > rt->cur.maxlen)
+		rt->cur.maxlen = rt->linepos;
+	rt->total.lines += rt->cur.lines;
+	rt->total.words += rt->cur.words;
+	rt->total.bytes += rt->cur.bytes;
+	if (rt->cur.maxlen > rt->total.maxlen)
+		rt->total.maxlen = rt->cur.maxlen;
+	rt->inputs++;
+	return wc_print(st, x, &rt->cur, rt->name);
+}
+
+static int
+wc_end(struct x_stage *st, struct x_run *x)
+{
+	struct wc_rt *rt = st->rt;
+
+	if (st->nfiles > 1)
+		return wc_print(st, x, &rt->total, "total");
+	return XR_OK;
+}
+
+const struct x_rt x_rt_wc = {
+	.prepare = wc_prepare,
+	.begin = wc_begin,
+	.feed = wc_feed,
+	.finish = wc_finish,
+	.end = wc_end,
+	.release = free_rt,
+};
+
+/* ---- cut ---- */
+
+struct cut_rt {
+	struct x_lines lines;
+};
+
+static int
+cut_prepare(struct x_stage *st, struct x_run *x, struct ai_err *e)
+{
+	const struct x_opts_cut *o = st->priv;
+	struct cut_rt *rt = ai_xcalloc(1, sizeof(*rt));
+
+	(void)x;
+	(void)e;
+	x_lines_init(&rt->lines, o->zero ? '\0' : '\n');
+	st->rt = rt;
+	return 0;
+}
+
+/* Whether position k (from 1) is selected; *r walks the sorted ranges. */
+static int
+cut_selected(const struct x_opts_cut *o, uint64_t k, size_t *r)
+{
+	while (*r < o->nr && o->r[*r].hi < k)
+		(*r)++;
+	return (*r < o->nr && o->r[*r].lo <= k) != o->complement;
+}
+
+/* Whether position k starts a run of selected positions after a gap. */
+static int
+cut_run_start(const struct x_opts_cut *o, uint64_t k)
+{
+	size_t i;
+
+	if (!o->complement) {
+		for (i = 0; i < o->nr; i++)
+			if (o->r[i].lo == k)
+				return 1;
+		return 0;
+	}
+	for (i = 0; i < o->nr; i++)
+		if (o->r[i].hi != UINT64_MAX && o->r[i].hi + 1 == k)
+			return 1;
+	return k == 1;
+}
+
+static int
+cut_line(struct x_stage *st, struct x_run *x, const char *line, size_t len)
+{
+	const struct x_opts_cut *o = st->priv;
+	char eol = o->zero ? '\0' : '\n';
+	size_t r = 0, i;
+	int first = 1;
+
+	if (o->mode != 'f') {
+		for (i = 0; i < len; i++) {
+			if (!cut_selected(o, (uint64_t)i + 1, &r))
+				continue;
+			if (o->out_delim != NULL && !first && cut_run_start(o, (uint64_t)i + 1) &&
+			    x_emit(x, st, o->out_delim, strlen(o->out_delim)) != XR_OK)
+				return XR_STOP;
+			if (x_emit(x, st, line + i, 1) != XR_OK)
+				return XR_STOP;
+			first = 0;
+		}
+	} else if (memchr(line, o->delim, len) == NULL) {
+		if (o->only_delimited)
+			return XR_OK;
+		if (x_emit(x, st, line, len) != XR_OK)
+			return XR_STOP;
+	} else {
+		size_t start = 0;
+		uint64_t field = 1;
+		const char *od = o->out_delim ? o->out_delim : (const char *)&o->delim;
+		size_t odl = o->out_delim ? strlen(o->out_delim) : 1;
+
+		for (;;) {
+			const char *d = start < len ? memchr(line + start, o->delim, len - start) : NULL;
+			size_t end = d ? (size_t)(d - line) : len;
+
+			if (cut_selected(o, field, &r)) {
+				if ((!first && x_emit(x, st, od, odl) != XR_OK) ||
+				    x_emit(x, st, line + start, end - start) != XR_OK)
+					return XR_STOP;
+				first = 0;
+			}
+			if (d == NULL)
+				break;
+			start = end + 1;
+			field++;
+		}
+	}
+	return x_emit(x, st, &eol, 1) != XR_OK ? XR_STOP : XR_OK;
+}
+
+static int
+cut_block(struct x_stage *st, struct x_run *x, const char *p, size_t n, int last)
+{
+	const struct x_opts_cut *o = st->priv;
+	const char *line;
+	size_t off = 0, len;
+
+	(void)last;
+	while (x_next_line(p, n, o->zero ? '\0' : '\n', &off, &line, &len))
+		if (cut_line(st, x, line, len) != XR_OK)
+			return XR_STOP;
+	return XR_OK;
+}
+
+static int
+cut_feed(struct x_stage *st, struct x_run *x, const char *p, size_t n)
+{
+	struct cut_rt *rt = st->rt;
+
+	return x_lines_feed(&rt->lines, st, x, p, n, cut_block);
+}
+
+static int
+cut_finish(struct x_stage *st, struct x_run *x)
+{
+	struct cut_rt *rt = st->rt;
+
+	return x_lines_end(&rt->lines, st, x, cut_block) == XR_ABORT ? XR_ABORT : XR_OK;
+}
+
+static void
+cut_release(struct x_stage *st)
+{
+	struct cut_rt *rt = st->rt;
+
+	x_lines_release(&rt->lines);
+	free(rt);
+	st->rt = NULL;
+}
+
+const struct x_rt x_rt_cut = {
+	.prepare = cut_prepare,
+	.feed = cut_feed,
+	.finish = cut_finish,
+	.release = cut_release,
+};
+
+/* ---- uniq ---- */
+
+/*
+ * GNU uniq's own state machine: a line is written when the next one shows
+ * whether it was unique, the first of a group or a later repeat; -d, -D, -u
+ * and --group decide which of those are written.
+ */
+struct uniq_rt {
+	struct x_lines lines;
+	struct ai_buf prev;
+	int have;
+	uint64_t matches;          /* lines after prev's group's first that matched */
+	int first_delimiter;       /* -D separate: no group printed yet */
+	int first_group;           /* --group: no group printed yet */
+	int unique, first, later;  /* which lines are written */
+};
+
+static int
+uniq_prepare(struct x_stage *st, struct x_run *x, struct ai_err *e)
+{
+	const struct x_opts_uniq *o = st->priv;
+	struct uniq_rt *rt = ai_xcalloc(1, sizeof(*rt));
+
+	(void)x;
+	(void)e;
+	x_lines_init(&rt->lines, o->zero ? '\0' : '\n');
+	ai_buf_init(&rt->prev, AI_BUF_NOLIMIT);
+	rt->unique = !o->repeated && !o->all;
+	rt->first = !o->unique;
+	rt->later = o->all != 0;
+	rt->first_delimiter = rt->first_group = 1;
+	st->rt = rt;
+	return 0;
+}
+
+/* The part of a line that is compared: after -f fields and -s bytes, at most -w bytes. */
+static void
+uniq_key(const struct x_opts_uniq *o, const char *p, size_t n, size_t *off, size_t *len)
+{
+	size_t i = 0;
+	uint64_t f;
+
+	for (f = 0; f < o->skip_fields && i < n; f++) {
+		while (i < n && (p[i] == ' ' || p[i] == '\t'))
+			i++;
+		while (i < n && p[i] != ' ' && p[i] != '\t')
+			i++;
+	}
+	i = o->skip_chars < n - i ? i + (size_t)o->skip_chars : n;
+	*off = i;
+	*len = o->check_chars < n - i ? (size_t)o->check_chars : n - i;
+}
+
+static int
+uniq_same(const struct x_opts_uniq *o, const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t ao, al, bo, bl, i;
+
+	uniq_key(o, a, na, &ao, &al);
+	uniq_key(o, b, nb, &bo, &bl);
+	if (al != bl)
+		return 0;
+	if (!o->icase)
+		return memcmp(a + ao, b + bo, al) == 0;
+	for (i = 0; i < al; i++) {
+		unsigned char x = (unsigned char)a[ao + i], y = (unsigned char)b[bo + i];
+
+		if (x >= 'a' && x <= 'z')
+			x = (unsigned char)(x - 32);
+		if (y >= 'a' && y <= 'z')
+			y = (unsigned char)(y - 32);
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+
+static int
+uniq_write(struct x_stage *st, struct x_run *x, const char *p, size_t n, int match,
+    uint64_t count)
+{
+	const struct x_opts_uniq *o = st->priv;
+	const struct uniq_rt *rt = st->rt;
+	char eol = o->zero ? '\0' : '\n';
+
+	if (!(count == 0 ? rt->unique : !match ? rt->first : rt->later))
+		return XR_OK;
+	if (o->count && x_emitf(x, st, "%7llu ", (unsigned long long)count + 1) != XR_OK)
+		return XR_STOP;
+	if (x_emit(x, st, p, n) != XR_OK || x_emit(x, st, &eol, 1) != XR_OK)
+		return XR_STOP;
+	return XR_OK;
+}
+
+static int
+uniq_line(struct x_stage *st, struct x_run *x, const char *line, size_t len)
+{
+	const struct x_opts_uniq *o = st->priv;
+	struct uniq_rt *rt = st->rt;
+	char eol = o->zero ? '\0' : '\n';
+	int match;
+
+	if (rt->unique && rt->first && !o->count) {
+		/* every group's first line (or, with --group, every line, with separators) */
+		int new_group = !rt->have || !uniq_same(o, rt->prev.buf, rt->prev.len, line, len);
+
+		if (new_group && o->group && (o->group == 'p' || o->group == 'b' ||
+		    (!rt->first_group && (o->group == 'a' || o->group == 's'))) &&
+		    x_emit(x, st, &eol, 1) != XR_OK)
+			return XR_STOP;
+		if (new_group || o->group) {
+			if (x_emit(x, st, line, len) != XR_OK || x_emit(x, st, &eol, 1) != XR_OK)
+				return XR_STOP;
+			ai_buf_reset(&rt->prev);
+			ai_buf_add(&rt->prev, line, len);
+			rt->have = 1;
+			rt->first_group = 0;
+		}
+		return XR_OK;
+	}
+	if (!rt->have) {
+		ai_buf_add(&rt->prev, line, len);
+		rt->have = 1;
+		return XR_OK;
+	}
+	match = uniq_same(o, rt->prev.buf, rt->prev.len, line, len);
+	rt->matches += (uint64_t)match;
+	if (o->all == 's' || o->all == 'p') {
+		if (!match) {
+			if (rt->matches)
+				rt->first_delimiter = 0;
+		} else if (rt->matches == 1 && (o->all == 'p' || !rt->first_delimiter) &&
+		    x_emit(x, st, &eol, 1) != XR_OK) {
+			return XR_STOP;
+		}
+	}
+	if (!match || rt->later) {
+		if (uniq_write(st, x, rt->prev.buf, rt->prev.len, match, rt->matches) != XR_OK)
+			return XR_STOP;
+		ai_buf_reset(&rt->prev);
+		ai_buf_add(&rt->prev, line, len);
+		if (!match)
+			rt->matches = 0;
+	}
+	return XR_OK;
+}
+
+static int
+uniq_block(struct x_stage *st, struct x_run *x, const char *p, size_t n, int last)
+{
+	const struct x_opts_uniq *o = st->priv;
+	const char *line;
+	size_t off = 0, len;
+
+	(void)last;
+	while (x_next_line(p, n, o->zero ? '\0' : '\n', &off, &line, &len))
+		if (uniq_line(st, x, line, len) != XR_OK)
+			return XR_STOP;
+	return XR_OK;
+}
+
+static int
+uniq_feed(struct x_stage *st, struct x_run *x, const char *p, size_t n)
+{
+	struct uniq_rt *rt = st->rt;
+
+	return x_lines_feed(&rt->lines, st, x, p, n, uniq_block);
+}
+
+static int
+uniq_finish(struct x_stage *st, struct x_run *x)
+{
+	const struct x_opts_uniq *o = st->priv;
+	struct uniq_rt *rt = st->rt;
+	char eol = o->zero ? '\0' : '\n';
+
+	if (x_lines_end(&rt->lines, st, x, uniq_block) == XR_ABORT)
+		return XR_ABORT;
+	if (rt->unique && rt->first && !o->count) {
+		if ((o->group == 'b' || o->group == 'a') && !rt->first_group &&
+		    x_emit(x, st, &eol, 1) == XR_ABORT)
+			return XR_ABORT;
+	} else if (rt->have &&
+	    uniq_write(st, x, rt->prev.buf, rt->prev.len, 0, rt->matches) == XR_ABORT) {
+		return XR_ABORT;
+	}
+	return x->abort.code ? XR_ABORT : XR_OK;
+}
+
+static void
+uniq_release(struct x_stage *st)
+{
+	struct uniq_rt *rt = st->rt;
+
+	x_lines_release(&rt->lines);
+	ai_buf_release(&rt->prev);
+	free(rt);
+	st->rt = NULL;
+}
+
+const struct x_rt x_rt_uniq = {
+	.prepare = uniq_prepare,
+	.feed = uniq_feed,
+	.finish = uniq_finish,
+	.release = uniq_release,
+};
