@@ -723,6 +723,7 @@ request(struct run *r, const char *body, size_t len, struct ai_err *e)
 		req.body = body;
 		req.body_len = len;
 		req.timeout_ms = deadline - ai_now_ms();
+		req.limit_ms = o->timeout_ms;
 		req.idle_timeout_ms = o->idle_ms;
 		req.max_attempts = attempts;
 		req.verbose = o->verbose > 0;

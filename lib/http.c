@@ -475,6 +475,7 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 {
 	const struct ai_curl_api *a = h->api;
 	int64_t start = ai_now_ms(), timeout = req->timeout_ms > 0 ? req->timeout_ms : 300000;
+	int64_t named = req->limit_ms > 0 ? req->limit_ms : timeout;
 	int64_t deadline = start + timeout;
 	int max_attempts = req->max_attempts > 0 ? req->max_attempts : 4;
 	int attempt = 0, redirects = 0, post, rc = -1;
@@ -505,7 +506,7 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 
 		if (remaining <= 0) {
 			ai_err_set(e, AI_EXIT_TEMPFAIL, "%s did not answer within %s", who,
-			    ai_fmt_ms(timeout, dur, sizeof(dur)));
+			    ai_fmt_ms(named, dur, sizeof(dur)));
 			break;
 		}
 		attempt++;
@@ -603,7 +604,7 @@ ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_http
 		} else if (cc == CURLE_OPERATION_TIMEDOUT && (connected || ai_now_ms() >= deadline - 50)) {
 			/* connected, so not the connect timeout: the deadline passed */
 			ai_err_set(e, AI_EXIT_TEMPFAIL, "%s did not answer within %s", who,
-			    ai_fmt_ms(timeout, dur, sizeof(dur)));
+			    ai_fmt_ms(named, dur, sizeof(dur)));
 			break;
 		} else if (cc == CURLE_UNSUPPORTED_PROTOCOL) {
 			ai_err_set(e, AI_EXIT_DATAERR, "only http and https are allowed: %s",

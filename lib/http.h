@@ -41,6 +41,8 @@ struct ai_http_req {
 	size_t body_len;
 	int64_t connect_timeout_ms;   /* 0: 10 s */
 	int64_t timeout_ms;           /* total deadline, all attempts; 0: 300 s */
+	int64_t limit_ms;             /* the limit its message names, when the deadline is
+	                                 what is left of it; 0: timeout_ms */
 	int64_t idle_timeout_ms;      /* 0: 60 s */
 	size_t max_bytes;             /* response cap; 0: 32 MiB */
 	int max_attempts;             /* 0: 4; 1 disables retries */

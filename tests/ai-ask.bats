@@ -894,7 +894,7 @@ stream_of() {
 		run --separate-stderr ask --provider "$p" --timeout 0.5 "hi"
 		t1=$(now)
 		[ "$status" -eq 75 ] || { echo "$p: $status $stderr"; false; }
-		[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT' did not answer within 500 ms" ]
+		[ "$stderr" = "ai-ask: '127.0.0.1:$MOCK_PORT' did not answer within 500 ms" ] || { echo "$p: $stderr"; false; }
 		[ "$(elapsed_ms "$t0" "$t1")" -lt 2000 ]
 	done
 }

@@ -125,6 +125,7 @@ curl_end(struct x_stage *st, struct x_run *x)
 	req.url = st->url;
 	req.connect_timeout_ms = left < 10000 ? left : 10000;
 	req.timeout_ms = left;
+	req.limit_ms = (int64_t)x->pol->lim.timeout_ms;
 	req.idle_timeout_ms = left < 10000 ? left : 10000;
 	req.max_bytes = (size_t)x->pol->lim.max_file + (1u << 20);
 	req.max_attempts = 2;
