@@ -35,6 +35,8 @@ setup() {
 	deps=$(dpkg-deb -f "$DEB" Depends)
 	[[ "$deps" == *"libcurl4 (>= 7.88)"* ]]
 	[[ "$deps" == *libcjson1* && "$deps" == *libjq1* && "$deps" == *libc6* ]]
+	# the run tool's sandbox: without it ai-exec --policy refuses, the rest works
+	[ "$(dpkg-deb -f "$DEB" Recommends)" = bubblewrap ]
 	# no program links libcurl: without the explicit dependency nothing would pull it in
 	dpkg-deb -x "$DEB" "$BATS_TEST_TMPDIR/x"
 	! ldd "$BATS_TEST_TMPDIR/x/usr/bin/ai-ask" | grep -q libcurl
