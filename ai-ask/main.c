@@ -26,6 +26,8 @@
 static const char *const synopsis[] = {
 	"ai-ask [-jnv] [-t NAME] [-m MODEL] [-s TEXT] [--provider NAME] [-a FILE]... "
 	"[--tools FILE | --schema FILE] [--continue FILE] [option ...] [PROMPT ...]",
+	"ai-ask --each [-P N] [--unordered] [--skip-done FILE] [--rpm N] [--tpm N] "
+	"[option ...] [PROMPT ...]",
 	"ai-ask --templates",
 	"ai-ask --models [-jv] [--provider NAME]",
 	NULL
@@ -260,6 +262,18 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "attempts after the first (env AICLI_RETRIES, default 3)" },
 		{ .type = AI_OPT_U64, .long_name = "max-pauses", .value = &o.max_pauses, .arg = "N",
 		  .max = 100, .help = "times a turn the provider paused is continued (default 8)" },
+		{ .type = AI_OPT_FLAG, .long_name = "each", .value = &o.each,
+		  .help = "every input line or record is a prompt of its own" },
+		{ .type = AI_OPT_U64, .short_name = 'P', .long_name = "parallel", .value = &o.parallel,
+		  .arg = "N", .min = 1, .max = 256, .help = "with --each: requests in flight (default 4)" },
+		{ .type = AI_OPT_FLAG, .long_name = "unordered", .value = &o.unordered,
+		  .help = "with --each: answers as they finish, not in input order" },
+		{ .type = AI_OPT_STR, .long_name = "skip-done", .value = &o.skip_done, .arg = "FILE",
+		  .help = "with --each: skip the prompts FILE holds answers for" },
+		{ .type = AI_OPT_U64, .long_name = "rpm", .value = &o.rpm, .arg = "N", .min = 1,
+		  .max = 1000000, .help = "with --each: at most N requests a minute" },
+		{ .type = AI_OPT_U64, .long_name = "tpm", .value = &o.tpm, .arg = "N", .min = 1,
+		  .max = 1000000000, .help = "with --each: at most N tokens a minute" },
 		AI_OPTION_VERBOSE(&o.verbose),
 		AI_OPTION_TEMPLATES,
 		AI_OPTION_HELP,
@@ -289,6 +303,24 @@ run(int argc, char **argv, struct ai_err *e)
 		    "system prompt or transcript");
 		return AI_EXIT_USAGE;
 	}
+	if ((o.parallel || o.unordered || o.skip_done || o.rpm || o.tpm) && !o.each) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE,
+		    "-P, --unordered, --skip-done, --rpm and --tpm go with --each");
+		return AI_EXIT_USAGE;
+	}
+	if (o.each && (o.models || o.attach.n > 0 || o.tools_file || o.continue_file || o.deltas ||
+	    o.no_stdin)) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE, "--each takes no --models, -a, --tools, --continue, "
+		    "--stream or -n");
+		return AI_EXIT_USAGE;
+	}
+	if (o.each) {
+		o.json = 1; /* its answers are records */
+		if (o.parallel == 0)
+			o.parallel = 4;
+	}
 	ai_opt_join(&prompt, nops, ops);
 	o.prompt = nops > 0 ? prompt.buf : NULL;
 
@@ -296,7 +328,7 @@ run(int argc, char **argv, struct ai_err *e)
 	if (rc == 0)
 		rc = resolve(&o, &cfg, &f, &pr, &base, e);
 	if (rc == 0)
-		rc = o.models ? models_run(&o, e) : ask_run(&o, e);
+		rc = o.models ? models_run(&o, e) : o.each ? each_run(&o, e) : ask_run(&o, e);
 	if (rc != 0 && o.json && e->code != AI_EXIT_PIPE && e->msg[0] && !e->passed) {
 		struct ai_err we = AI_ERR_INIT;
 		cJSON *r = ai_record_error("ai-ask", e);
@@ -308,6 +340,7 @@ run(int argc, char **argv, struct ai_err *e)
 	ai_buf_release(&prompt);
 	ai_strlist_free(&o.attach);
 	free(base);
+	free(o.url_buf);
 	return rc;
 }
 
