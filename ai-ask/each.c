@@ -57,6 +57,7 @@ struct each {
 	/* the total */
 	double in, cached, out, written, calls, weighted, cost;
 	int unpriced;
+	unsigned long usages;
 };
 
 static int
@@ -175,6 +176,7 @@ add_total(struct each *ea, const cJSON *u)
 	ea->out += cJSON_GetNumberValue(ai_json_get(u, "output_tokens"));
 	ea->calls += cJSON_GetNumberValue(ai_json_get(u, "calls"));
 	ea->weighted += cJSON_GetNumberValue(ai_json_get(u, "weighted_tokens"));
+	ea->usages++;
 	if (cJSON_IsNumber(c))
 		ea->cost += c->valuedouble;
 	else
@@ -457,7 +459,7 @@ write_total(struct each *ea)
 	ai_json_addnum(u, "output_tokens", ea->out);
 	ai_json_addnum(u, "calls", ea->calls);
 	ai_json_addnum(u, "weighted_tokens", ea->weighted);
-	if (!ea->unpriced && ea->prompts > ea->failed)
+	if (!ea->unpriced && ea->usages > 0)
 		ai_json_addnum(u, "cost_usd", ea->cost);
 	ai_json_addbool(u, "total", 1);
 	ai_json_addnum(u, "prompts", (double)ea->prompts);

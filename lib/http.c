@@ -216,7 +216,7 @@ ai_http_reset_ms(const char *v, size_t n)
 		if (rest == NULL)
 			return -1;
 		ms = (int64_t)timegm(&tm) * 1000 - ai_wall_ms();
-		return ms > 0 ? ms : 0;
+		return ms < 0 ? 0 : ms > 86400000 ? 86400000 : ms;
 	}
 	while (i < n) {
 		double d;

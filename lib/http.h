@@ -102,7 +102,7 @@ void ai_http_detail(const char *body, size_t n, char *out, size_t outsz);
 /*
  * A rate-limit reset as the providers write it: OpenAI's durations ("1s",
  * "6m0s", "20ms"), Anthropic's RFC 3339 times, plain seconds; in ms from
- * now, or -1 when it is none of these.
+ * now (at most a day), or -1 when it is none of these.
  */
 int64_t ai_http_reset_ms(const char *v, size_t n);
 

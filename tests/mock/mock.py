@@ -174,8 +174,9 @@ def echo_body(fixture, text):
                     part["text"] = answer
     elif "choices" in doc:                    # Chat Completions
         doc["choices"][0]["message"]["content"] = answer
-    elif "content" in doc:                    # Anthropic Messages
+    elif "content" in doc:                    # Anthropic Messages: a whole answer
         doc["content"] = [{"type": "text", "text": answer}]
+        doc["stop_reason"] = "end_turn"
     return json.dumps(doc).encode("utf-8")
 
 
