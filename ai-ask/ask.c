@@ -64,6 +64,11 @@ struct run {
 	struct ai_http_req req;
 	struct ai_http_resp resp;
 	int has_resp;
+	struct ai_buf cbuf;        /* --cache: the body as it arrived */
+	char ctype[128];           /* ... its content type */
+	int hit_now;               /* the cache answered this request */
+	int nocache;               /* ... with an entry that was no answer: ask */
+	uint64_t hits;             /* requests the cache answered */
 	int attempts;              /* left */
 	int64_t start, deadline, backoff;
 	/* what a retry takes back: nothing before it, nothing already written */
@@ -401,6 +406,7 @@ usage_record(struct run *r, struct price *price, int *priced)
 	uint64_t in = a->input, cached = a->cached, out = a->output, written = a->written;
 	cJSON *u = ai_record_new("usage");
 	size_t i, chars = a->text.len;
+	int hit = r->hits > 0 && r->hits == 1 + r->pauses;
 
 	if (!a->has_usage) {
 		/* no count from the provider: estimate at four bytes a token */
@@ -416,11 +422,14 @@ usage_record(struct run *r, struct price *price, int *priced)
 	if (written > 0)
 		ai_json_addnum(u, "cache_write_tokens", (double)written);
 	ai_json_addnum(u, "output_tokens", (double)out);
-	ai_json_addnum(u, "calls", (double)(1 + r->pauses));
-	ai_json_addnum(u, "weighted_tokens", usage_weighted(in, cached, out));
+	ai_json_addnum(u, "calls", (double)(1 + r->pauses - r->hits));
+	/* answered from the cache: nothing was spent */
+	ai_json_addnum(u, "weighted_tokens", hit ? 0 : usage_weighted(in, cached, out));
 	*priced = price_find(r->o->prices, r->o->k.model, a->model, price);
 	if (*priced)
-		ai_json_addnum(u, "cost_usd", usage_cost(price, in, cached, written, out));
+		ai_json_addnum(u, "cost_usd", hit ? 0 : usage_cost(price, in, cached, written, out));
+	if (hit)
+		ai_json_addbool(u, "cache_hit", 1);
 	if (!a->has_usage)
 		ai_json_addbool(u, "estimated", 1);
 	return u;
@@ -760,6 +769,7 @@ exch_body(struct run *r)
 	r->usage0 = r->ans.has_usage;
 	r->attempts = o->attempts;
 	r->backoff = 1000;
+	r->nocache = 0;
 }
 
 /* The first request of an exchange: its clock starts now. */
@@ -776,6 +786,27 @@ exch_first(struct run *r)
 		ai_error("request body: %s", r->text);
 }
 
+/* Forget what the request in progress added to the answer. */
+static void
+rewind_request(struct run *r)
+{
+	answer_rewind(&r->ans, r->text0, r->calls0);
+	r->ans.input = r->in0;
+	r->ans.cached = r->cached0;
+	r->ans.output = r->out0;
+	r->ans.has_usage = r->usage0;
+}
+
+/* The body as it arrives: kept for the cache, and read. */
+static int
+tee_data(void *ctx, const char *p, size_t n, struct ai_err *e)
+{
+	struct run *r = ctx;
+
+	ai_buf_add(&r->cbuf, p, n); /* it cannot be larger than the answer's cap */
+	return stream_data(r->s, p, n, e);
+}
+
 int
 exch_begin(struct run *r, const struct ai_http_req **req, struct ai_http_resp **resp,
     struct ai_err *e)
@@ -784,6 +815,23 @@ exch_begin(struct run *r, const struct ai_http_req **req, struct ai_http_resp **
 	char dur[32];
 
 	r->s = stream_new(o->k.p, &r->ans, &o->k);
+	r->hit_now = 0;
+	ai_buf_reset(&r->cbuf);
+	if (o->cache && !r->nocache &&
+	    cache_get(o, o->url, r->text, strlen(r->text), &r->cbuf, r->ctype, sizeof(r->ctype))) {
+		struct ai_err ce = AI_ERR_INIT;
+
+		r->hit_now = 1;
+		ai_http_resp_init(&r->resp);
+		r->has_resp = 1;
+		r->resp.status = 200;
+		r->resp.attempts = 0;
+		memcpy(r->resp.content_type, r->ctype, sizeof(r->resp.content_type));
+		stream_watch_type(r->s, r->resp.content_type);
+		if (stream_data(r->s, r->cbuf.buf ? r->cbuf.buf : "", r->cbuf.len, &ce) < 0)
+			r->resp.status = 0; /* not an answer: exch_end asks */
+		return 1;
+	}
 	memset(&r->req, 0, sizeof(r->req));
 	r->req.method = "POST";
 	r->req.url = o->url;
@@ -794,8 +842,8 @@ exch_begin(struct run *r, const struct ai_http_req **req, struct ai_http_resp **
 	r->req.idle_timeout_ms = o->idle_ms;
 	r->req.max_attempts = r->attempts;
 	r->req.verbose = o->verbose > 0;
-	r->req.on_data = stream_data;
-	r->req.data_ctx = r->s;
+	r->req.on_data = o->cache ? tee_data : stream_data;
+	r->req.data_ctx = o->cache ? (void *)r : (void *)r->s;
 	ai_http_resp_init(&r->resp);
 	r->has_resp = 1;
 	stream_watch_type(r->s, r->resp.content_type);
@@ -814,11 +862,30 @@ exch_end(struct run *r, int rc, int64_t *wait, struct ai_err *e)
 	char dur[32];
 	int cut;
 
-	if (rc == 0)
+	if (r->hit_now) {
+		struct ai_err ce = AI_ERR_INIT;
+
+		if (r->resp.status != 200 || stream_end(r->s, &ce) < 0) {
+			/* an entry that is no answer: forget it, and ask */
+			stream_free(r->s);
+			r->s = NULL;
+			ai_http_resp_free(&r->resp);
+			r->has_resp = 0;
+			rewind_request(r);
+			r->nocache = 1;
+			*wait = 0;
+			return EXCH_AGAIN;
+		}
+		r->hits++;
+	} else if (rc == 0) {
 		rc = stream_end(r->s, e);
-	else if (r->resp.status >= 400 && o->k.p->http_error != NULL)
+		if (rc == 0 && o->cache)
+			cache_put(o, o->url, r->text, strlen(r->text), r->resp.content_type,
+			    r->cbuf.buf ? r->cbuf.buf : "", r->cbuf.len);
+	} else if (r->resp.status >= 400 && o->k.p->http_error != NULL) {
 		o->k.p->http_error(r->resp.body.buf, r->resp.body.len, e);
-	if (o->verbose)
+	}
+	if (o->verbose && !r->hit_now)
 		ai_error("%s answered HTTP %ld after %d attempt(s), %s", r->service, r->resp.status,
 		    r->resp.attempts, ai_fmt_ms(ai_now_ms() - r->start, dur, sizeof(dur)));
 	r->attempts -= r->resp.attempts;
@@ -834,11 +901,7 @@ exch_end(struct run *r, int rc, int64_t *wait, struct ai_err *e)
 			ai_error("%s; retrying in %s", e->msg, ai_fmt_ms(r->backoff, dur, sizeof(dur)));
 		*wait = r->backoff;
 		r->backoff *= 2;
-		answer_rewind(&r->ans, r->text0, r->calls0);
-		r->ans.input = r->in0;
-		r->ans.cached = r->cached0;
-		r->ans.output = r->out0;
-		r->ans.has_usage = r->usage0;
+		rewind_request(r);
 		ai_err_clear(e);
 		return EXCH_RETRY;
 	}
@@ -891,7 +954,9 @@ exchange(struct run *r, struct ai_err *e)
 	do {
 		int rc = exch_begin(r, &req, &resp, e);
 
-		if (rc == 0)
+		if (rc == 1)
+			rc = 0; /* from the cache */
+		else if (rc == 0)
 			rc = ai_http_request(&h, req, resp, e);
 		step = exch_end(r, rc, &wait, e);
 		if (step == EXCH_RETRY)
@@ -930,6 +995,7 @@ run_free(struct run *r)
 		ai_http_resp_free(&r->resp);
 	cJSON_Delete(r->body);
 	free(r->text);
+	ai_buf_release(&r->cbuf);
 	close_transcript(r);
 	conv_free(&r->conv);
 	answer_free(&r->ans);
@@ -1014,6 +1080,7 @@ run_init(struct run *r, struct opts *o)
 	answer_init(&r->ans);
 	ai_buf_init(&r->in, ASK_MAX_INPUT);
 	ai_buf_init(&r->tx, ASK_MAX_INPUT);
+	ai_buf_init(&r->cbuf, (size_t)32 << 20);
 }
 
 struct run *

@@ -132,6 +132,9 @@ struct opts {
 	int unordered;
 	const char *skip_done;     /* --skip-done FILE */
 	uint64_t rpm, tpm;         /* ceilings a minute, 0: none */
+	int cache;                 /* --cache */
+	char *cache_dir;           /* ... its folder (allocated by cache_open) */
+	int64_t cache_ttl_ms;      /* entries older than this are misses; 0: none */
 };
 
 /* Ask, answer, write the answer (ask.c).  Returns the exit code, or -1 with e set. */
@@ -162,7 +165,11 @@ struct run *exch_template(struct opts *o, struct ai_err *e);
 /* One prompt's exchange, its first request ready; NULL with e set (bad text). */
 struct run *exch_new(const struct run *tmpl, const char *user_text, struct ai_err *e);
 void exch_free(struct run *r);
-/* The request to make now; -1 with e set when no time is left (then call exch_end). */
+/*
+ * The request to make now: 0; 1 when the cache answered it (no request:
+ * call exch_end with 0); -1 with e set when no time is left (then call
+ * exch_end with -1).
+ */
 int exch_begin(struct run *r, const struct ai_http_req **req, struct ai_http_resp **resp,
     struct ai_err *e);
 /*
@@ -210,6 +217,17 @@ const char *profile_names(void);
 /* ---- the models a provider offers (models.c) ---- */
 
 int models_run(struct opts *o, struct ai_err *e);
+
+/* ---- the response cache (cache.c) ---- */
+
+/* Find and make the cache's folder (o->cache_dir); 78 when it cannot be used. */
+int cache_open(struct opts *o, struct ai_err *e);
+/* The entry of a request: 1 with its body in data and its content type, else 0. */
+int cache_get(const struct opts *o, const char *url, const char *body, size_t n,
+    struct ai_buf *data, char *ctype, size_t ctsz);
+/* Keep an answer's body for the request; a failure is only a warning. */
+void cache_put(const struct opts *o, const char *url, const char *body, size_t n,
+    const char *ctype, const char *data, size_t len);
 
 /* ---- attachments (attach.c) ---- */
 

@@ -273,9 +273,13 @@ job_begin(struct job *j)
 	struct ai_err e = AI_ERR_INIT;
 	size_t tokens = exch_body_len(j->r) / 4 + (size_t)ea->o->k.max_tokens;
 
+	int rc;
+
 	j->state = J_HTTP;
-	if (exch_begin(j->r, &req, &resp, &e) < 0 ||
-	    ai_http_multi_add(ea->m, req, resp, tokens, on_http, j, &e) < 0)
+	rc = exch_begin(j->r, &req, &resp, &e);
+	if (rc == 1)
+		on_http(j, 0, &e); /* from the cache */
+	else if (rc < 0 || ai_http_multi_add(ea->m, req, resp, tokens, on_http, j, &e) < 0)
 		on_http(j, -1, &e);
 }
 

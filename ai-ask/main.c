@@ -218,7 +218,8 @@ run(int argc, char **argv, struct ai_err *e)
 	struct flags f;
 	struct ai_config cfg = AI_CONFIG_INIT;
 	struct ai_buf prompt = AI_BUF_INIT(AI_BUF_NOLIMIT);
-	int nops, exitcode, temp_given = 0, rc;
+	int nops, exitcode, temp_given = 0, ttl_given = 0, rc;
+	uint64_t cache_ttl = 30 * 86400;
 	char **ops, *base = NULL;
 	struct prof pr;
 	const struct ai_option options[] = {
@@ -274,6 +275,11 @@ run(int argc, char **argv, struct ai_err *e)
 		  .max = 1000000, .help = "with --each: at most N requests a minute" },
 		{ .type = AI_OPT_U64, .long_name = "tpm", .value = &o.tpm, .arg = "N", .min = 1,
 		  .max = 1000000000, .help = "with --each: at most N tokens a minute" },
+		{ .type = AI_OPT_FLAG, .long_name = "cache", .value = &o.cache,
+		  .help = "answer a request made before from the cache (env AICLI_CACHE_DIR)" },
+		{ .type = AI_OPT_U64, .long_name = "cache-ttl", .value = &cache_ttl, .arg = "SECONDS",
+		  .max = 315360000, .given = &ttl_given,
+		  .help = "with --cache: older entries are not used (default 30 days, 0: any)" },
 		AI_OPTION_VERBOSE(&o.verbose),
 		AI_OPTION_TEMPLATES,
 		AI_OPTION_HELP,
@@ -316,6 +322,12 @@ run(int argc, char **argv, struct ai_err *e)
 		    "--stream or -n");
 		return AI_EXIT_USAGE;
 	}
+	if (ttl_given && !o.cache) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE, "--cache-ttl goes with --cache");
+		return AI_EXIT_USAGE;
+	}
+	o.cache_ttl_ms = (int64_t)cache_ttl * 1000;
 	if (o.each) {
 		o.json = 1; /* its answers are records */
 		if (o.parallel == 0)
@@ -327,6 +339,8 @@ run(int argc, char **argv, struct ai_err *e)
 	rc = ai_config_load(&cfg, e);
 	if (rc == 0)
 		rc = resolve(&o, &cfg, &f, &pr, &base, e);
+	if (rc == 0 && o.cache && !o.models)
+		rc = cache_open(&o, e);
 	if (rc == 0)
 		rc = o.models ? models_run(&o, e) : o.each ? each_run(&o, e) : ask_run(&o, e);
 	if (rc != 0 && o.json && e->code != AI_EXIT_PIPE && e->msg[0] && !e->passed) {
@@ -341,6 +355,7 @@ run(int argc, char **argv, struct ai_err *e)
 	ai_strlist_free(&o.attach);
 	free(base);
 	free(o.url_buf);
+	free(o.cache_dir);
 	return rc;
 }
 
