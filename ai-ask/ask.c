@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ask.h"
+#include "budget.h"
 #include "http.h"
 #include "io.h"
 #include "json.h"
@@ -67,6 +68,7 @@ struct run {
 	struct ai_buf cbuf;        /* --cache: the body as it arrived */
 	char ctype[128];           /* ... its content type */
 	int hit_now;               /* the cache answered this request */
+	int budget_refused;        /* the shared budget was spent before the request */
 	int nocache;               /* ... with an entry that was no answer: ask */
 	uint64_t hits;             /* requests the cache answered */
 	int attempts;              /* left */
@@ -786,6 +788,27 @@ exch_first(struct run *r)
 		ai_error("request body: %s", r->text);
 }
 
+/*
+ * What the exchange spent, into the shared budget: its weighted tokens and
+ * cost (its calls were counted as they were made).  A failure to write it
+ * is only a warning: the answer is there.
+ */
+static void
+charge_budget(struct run *r)
+{
+	struct ai_err e = AI_ERR_INIT;
+	struct price price;
+	int priced = 0;
+	cJSON *u = usage_record(r, &price, &priced);
+	const cJSON *cost = ai_json_get(u, "cost_usd");
+
+	if (ai_budget_charge(r->o->budget_file, 0,
+	    cJSON_GetNumberValue(ai_json_get(u, "weighted_tokens")),
+	    cJSON_IsNumber(cost) ? cost->valuedouble : 0, &e) < 0)
+		ai_warn("%s", e.msg);
+	cJSON_Delete(u);
+}
+
 /* Forget what the request in progress added to the answer. */
 static void
 rewind_request(struct run *r)
@@ -833,6 +856,15 @@ exch_begin(struct run *r, const struct ai_http_req **req, struct ai_http_resp **
 		return 1;
 	}
 	memset(&r->req, 0, sizeof(r->req));
+	/* a request draws a call from the shared budget first: none when it is spent */
+	if (o->budget_file != NULL && ai_budget_take(o->budget_file, e) < 0) {
+		ai_http_resp_init(&r->resp);
+		r->has_resp = 1;
+		r->budget_refused = 1;
+		*req = &r->req;
+		*resp = &r->resp;
+		return -1;
+	}
 	r->req.method = "POST";
 	r->req.url = o->url;
 	r->req.headers = (const char *const *)r->headers;
@@ -930,6 +962,10 @@ exch_end(struct run *r, int rc, int64_t *wait, struct ai_err *e)
 	r->ans.cached += r->cached_tok;
 	r->ans.output += r->out_tok;
 	r->in_tok = r->cached_tok = r->out_tok = 0;
+	/* an answer that never came spent nothing that is known */
+	if (o->budget_file != NULL && !r->budget_refused && r->hits < 1 + r->pauses &&
+	    (rc == 0 || r->ans.has_usage))
+		charge_budget(r);
 	if (rc < 0)
 		hint_key(o, e);
 	return rc < 0 ? EXCH_FAILED : EXCH_DONE;

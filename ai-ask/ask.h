@@ -135,6 +135,7 @@ struct opts {
 	int cache;                 /* --cache */
 	char *cache_dir;           /* ... its folder (allocated by cache_open) */
 	int64_t cache_ttl_ms;      /* entries older than this are misses; 0: none */
+	const char *budget_file;   /* --budget-file, AICLI_BUDGET_FILE: the shared budget */
 };
 
 /* Ask, answer, write the answer (ask.c).  Returns the exit code, or -1 with e set. */

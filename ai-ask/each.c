@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ask.h"
+#include "budget.h"
 #include "http.h"
 #include "json.h"
 #include "msg.h"
@@ -254,8 +255,9 @@ job_finish(struct job *j, int step, struct ai_err *e)
 		j->code = e->code ? e->code : AI_EXIT_SOFTWARE;
 		ea->failed++;
 		ai_error("prompt %s: %s", idtext, e->msg);
-		/* a refused key refuses every prompt: start no more */
-		if (e->code == AI_EXIT_CONFIG && !ea->stop) {
+		/* a refused key refuses every prompt, a spent budget too: start no more */
+		if (!ea->stop && (e->code == AI_EXIT_CONFIG || (e->code == AI_EXIT_LIMIT &&
+		    ea->o->budget_file != NULL && ai_budget_check(ea->o->budget_file, &why) < 0))) {
 			ea->stop = 1;
 			ea->stop_err = *e;
 		}
@@ -557,9 +559,11 @@ each_run(struct opts *o, struct ai_err *e)
 		*e = ea.stop_err;
 		e->msg[0] = '\0';
 		rc = -1;
-	} else if (ea.stop && ea.stop_err.code == AI_EXIT_CONFIG) {
-		ai_err_set(e, AI_EXIT_CONFIG, "stopped after %lu prompts: the API key was refused",
-		    ea.prompts);
+	} else if (ea.stop && (ea.stop_err.code == AI_EXIT_CONFIG ||
+	    ea.stop_err.code == AI_EXIT_LIMIT)) {
+		ai_err_set(e, ea.stop_err.code, "stopped after %lu prompts: %s", ea.prompts,
+		    ea.stop_err.code == AI_EXIT_CONFIG ? "the API key was refused" :
+		    "the budget is spent");
 		e->passed = 1;
 		rc = -1;
 	} else if (ea.stop) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ask.h"
+#include "budget.h"
 #include "buf.h"
 #include "config.h"
 #include "msg.h"
@@ -280,6 +281,8 @@ run(int argc, char **argv, struct ai_err *e)
 		{ .type = AI_OPT_U64, .long_name = "cache-ttl", .value = &cache_ttl, .arg = "SECONDS",
 		  .max = 315360000, .given = &ttl_given,
 		  .help = "with --cache: older entries are not used (default 30 days, 0: any)" },
+		{ .type = AI_OPT_STR, .long_name = "budget-file", .value = &o.budget_file,
+		  .arg = "FILE", .help = "draw on the budget in FILE (env AICLI_BUDGET_FILE)" },
 		AI_OPTION_VERBOSE(&o.verbose),
 		AI_OPTION_TEMPLATES,
 		AI_OPTION_HELP,
@@ -339,6 +342,12 @@ run(int argc, char **argv, struct ai_err *e)
 	rc = ai_config_load(&cfg, e);
 	if (rc == 0)
 		rc = resolve(&o, &cfg, &f, &pr, &base, e);
+	if (o.budget_file == NULL && getenv("AICLI_BUDGET_FILE") != NULL &&
+	    *getenv("AICLI_BUDGET_FILE"))
+		o.budget_file = getenv("AICLI_BUDGET_FILE");
+	/* a spent or broken budget fails first, before anything is read or asked */
+	if (rc == 0 && o.budget_file != NULL && !o.models)
+		rc = ai_budget_check(o.budget_file, e);
 	if (rc == 0 && o.cache && !o.models)
 		rc = cache_open(&o, e);
 	if (rc == 0)

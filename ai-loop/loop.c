@@ -23,9 +23,11 @@
 
 #include "io.h"
 #include "json.h"
+#include "budget.h"
 #include "loop.h"
 #include "msg.h"
 #include "record.h"
+#include "sig.h"
 #include "text.h"
 #include "util.h"
 #include "banned.h"
@@ -327,6 +329,8 @@ quota_left(struct loop *L, struct ai_err *e)
 		    (unsigned long long)L->o->budget, L->weighted);
 		return STOP_BUDGET;
 	}
+	if (L->shared_budget != NULL && ai_budget_check(L->shared_budget, e) < 0)
+		return e->code == AI_EXIT_LIMIT ? STOP_BUDGET : STOP_ERROR;
 	return STOP_NONE;
 }
 
@@ -970,6 +974,49 @@ failed:
 	return code;
 }
 
+/*
+ * The budget the children draw on, in the environment they inherit
+ * (AICLI_BUDGET_FILE): a budget file given (--budget-file, or the
+ * environment), which this run checks before every step too; else a file
+ * of this run's own --max-calls and --budget, so that what a child spends
+ * (ai-ask, ai-context, and their children) counts against them.  It fails
+ * first: a spent or broken budget file stops the run before anything runs.
+ */
+static int
+budget_setup(struct loop *L, struct ai_err *e)
+{
+	const char *env = getenv("AICLI_BUDGET_FILE"), *tmp = getenv("TMPDIR");
+	struct ai_budget_use limit;
+	int fd;
+
+	L->shared_budget = L->o->budget_file != NULL ? L->o->budget_file :
+	    env != NULL && *env ? env : NULL;
+	if (L->shared_budget != NULL) {
+		if (ai_budget_check(L->shared_budget, e) < 0)
+			return -1;
+		if (setenv("AICLI_BUDGET_FILE", L->shared_budget, 1) < 0)
+			return ai_err_set(e, AI_EXIT_OSERR, "cannot set AICLI_BUDGET_FILE");
+		return 0;
+	}
+	snprintf(L->own_budget, sizeof(L->own_budget), "%s/aicli-budget.XXXXXX",
+	    tmp != NULL && *tmp == '/' ? tmp : "/tmp");
+	if ((fd = mkstemp(L->own_budget)) < 0) {
+		L->own_budget[0] = '\0';
+		return ai_err_set(e, AI_EXIT_OSERR, "cannot create a budget file: %s",
+		    strerror(errno));
+	}
+	close(fd);
+	ai_sig_remove_on_signal(L->own_budget);
+	limit.calls = (double)L->o->max_calls;
+	limit.weighted = (double)L->o->budget;
+	limit.cost = 0;
+	if (ai_budget_create(L->own_budget, &limit, e) < 0)
+		return -1;
+	if (setenv("AICLI_BUDGET_FILE", L->own_budget, 1) < 0)
+		return ai_err_set(e, AI_EXIT_OSERR, "cannot set AICLI_BUDGET_FILE");
+	return 0;
+}
+
 int
 loop_run(struct loop *L, struct ai_err *e)
 {
@@ -981,7 +1028,9 @@ loop_run(struct loop *L, struct ai_err *e)
 	ai_buf_init(&L->answer, AI_BUF_NOLIMIT);
 	child_setup();
 	status_start(L);
-	rc = open_outputs(L, e);
+	rc = budget_setup(L, e);
+	if (rc == 0)
+		rc = open_outputs(L, e);
 	if (rc == 0)
 		rc = read_input(L, e);
 	if (rc == 0)
@@ -1018,6 +1067,10 @@ loop_run(struct loop *L, struct ai_err *e)
 		if (L->tx_created && L->holding)
 			unlink(L->o->transcript);
 		close(L->tx_fd);
+	}
+	if (L->own_budget[0]) {
+		unlink(L->own_budget);
+		ai_sig_keep(L->own_budget);
 	}
 	ai_buf_release(&L->hist);
 	ai_buf_release(&L->held);

@@ -38,6 +38,7 @@ struct lopts {
 	int temperature_given;
 	uint64_t max_tokens;
 	const char *policy, *approve, *audit;
+	const char *budget_file;     /* --budget-file: a budget shared with other processes */
 	struct ai_strlist attach;    /* -a: files for ai-ask to send with the task */
 	const char *max_attach;
 	const char *task;            /* the operands joined, or NULL */
@@ -176,6 +177,8 @@ struct call {
 
 struct loop {
 	struct lopts *o;
+	const char *shared_budget;               /* a budget file given, drawn on, or NULL */
+	char own_budget[4096];                   /* the file of this run's own limits, or "" */
 	struct conv conv;
 	char *ask, *exec, *search, *context;     /* the children's paths */
 	int tools_fd, schema_fd;                 /* sealed memfds, or -1 */
