@@ -33,6 +33,7 @@ struct lopts {
 	const char *transcript, *cont;
 	int json, verbose, usage, no_stdin;
 	const char *model, *provider, *system, *system_file;
+	const char *plan_model;      /* --plan-model: the model that writes the plan first */
 	const char *template_name;   /* -t: applied by the option parser */
 	double temperature;
 	int temperature_given;
@@ -204,6 +205,7 @@ struct loop {
 	uint64_t in_tok, cached_tok, out_tok;
 	double weighted, cost;
 	int cost_unknown;
+	cJSON *by_model;                         /* with --plan-model: each model's totals */
 	int64_t t0;
 	int stop;
 	uint64_t compact_floor;                  /* no compaction below this estimate */

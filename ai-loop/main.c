@@ -106,6 +106,8 @@ run(int argc, char **argv, struct ai_err *e)
 	char **ops;
 	const struct ai_option options[] = {
 		AI_OPTION_TEMPLATE(&o.template_name),
+		{ .type = AI_OPT_STR, .long_name = "plan-model", .value = &o.plan_model,
+		  .arg = "MODEL", .help = "a model that plans first; -m's model then carries it out" },
 		{ .type = AI_OPT_U64, .long_name = "max-steps", .value = &o.max_steps, .arg = "N",
 		  .min = 1, .max = 1000,
 		  .help = "model calls with tools before the final answer (10)" },
