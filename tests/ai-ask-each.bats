@@ -224,3 +224,16 @@ EOF2
 	[ "$(jq -c '[.type, .total, .prompts]' <<<"$output")" = '["usage",true,0]' ]
 	[ "$(mock_count)" -eq 0 ]
 }
+
+@test "--tpm is a ceiling too: each request counts its estimated tokens, spacing them from the start" {
+	# three prompts at once meet a limit of one request a second: without a ceiling some get 429
+	echo_script 60
+	run --separate-stderr ai-ask --each -P 3 <<<$'1\n2\n3'
+	[ "$status" -eq 0 ]
+	[ "$(stats | jq .rate_limited)" -gt 0 ]
+	# a request of some 25 estimated tokens at 1,200 tokens a minute: one every 1.25 s or more
+	echo_script 60
+	run --separate-stderr ai-ask --each -P 3 --tpm 1200 <<<$'1\n2\n3'
+	[ "$status" -eq 0 ]
+	[ "$(stats | jq -c '[.requests, .rate_limited]')" = "[3,0]" ]
+}
