@@ -576,13 +576,14 @@ each_run(struct opts *o, struct ai_err *e)
 		rc = -1;
 	}
 out:
+	/* the transfers first: a request still queued borrows its job's answer */
+	ai_http_multi_free(ea.m);
 	for (i = 0; i < ea.nq; i++)
 		job_free(ea.q[i]);
 	free(ea.q);
 	for (i = 0; i < ea.ndone; i++)
 		free(ea.done[i]);
 	free(ea.done);
-	ai_http_multi_free(ea.m);
 	exch_free(ea.tmpl);
 	return rc;
 }
