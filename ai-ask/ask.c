@@ -779,8 +779,7 @@ static void
 exch_first(struct run *r)
 {
 	exch_body(r);
-	r->start = ai_now_ms();
-	r->deadline = r->start + r->o->timeout_ms;
+	r->start = r->deadline = 0; /* the clock starts with the first request */
 	if (r->o->verbose)
 		ai_error("POST %s (%s, model %s, %zu bytes%s)", r->o->url, r->o->k.p->name,
 		    r->o->k.model, r->body_len, r->o->k.stream ? ", streamed" : "");
@@ -870,7 +869,15 @@ exch_begin(struct run *r, const struct ai_http_req **req, struct ai_http_resp **
 	r->req.headers = (const char *const *)r->headers;
 	r->req.body = r->text;
 	r->req.body_len = strlen(r->text);
-	r->req.timeout_ms = r->deadline - ai_now_ms();
+	{
+		int64_t now = ai_now_ms();
+
+		if (r->deadline == 0) {
+			r->start = now;
+			r->deadline = now + o->timeout_ms;
+		}
+		r->req.timeout_ms = r->deadline - now;
+	}
 	r->req.idle_timeout_ms = o->idle_ms;
 	r->req.max_attempts = r->attempts;
 	r->req.verbose = o->verbose > 0;

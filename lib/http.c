@@ -631,7 +631,7 @@ call_begin(struct call *c, struct ai_http *h, const struct ai_http_req *req,
 	c->req = req;
 	c->resp = resp;
 	c->timeout = req->timeout_ms > 0 ? req->timeout_ms : 300000;
-	c->deadline = ai_now_ms() + c->timeout;
+	c->deadline = 0; /* set by the first attempt: waiting for the limiter takes none of it */
 	c->max_attempts = req->max_attempts > 0 ? req->max_attempts : 4;
 	c->url = ai_xstrdup(req->url);
 	c->post = req->method != NULL && strcmp(req->method, "POST") == 0;
@@ -647,8 +647,12 @@ static int
 call_attempt(struct call *c, struct ai_err *e)
 {
 	struct ai_http_resp *resp = c->resp;
-	int64_t remaining = c->deadline - ai_now_ms();
+	int64_t now = ai_now_ms(), remaining;
 	char dur[32];
+
+	if (c->deadline == 0)
+		c->deadline = now + c->timeout;
+	remaining = c->deadline - now;
 
 	if (remaining <= 0)
 		return ai_err_set(e, AI_EXIT_TEMPFAIL, "%s did not answer within %s", c->who,
