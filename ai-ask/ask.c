@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ask.h"
+#include "budget.h"
 #include "http.h"
 #include "io.h"
 #include "json.h"
@@ -54,6 +55,28 @@ struct run {
 	uint64_t pauses;           /* continuations of a paused turn */
 	uint64_t in_tok, cached_tok, out_tok; /* the usage of the requests before the last */
 	char service[300];
+	int live;                  /* the answer is written as it arrives */
+	/* the request in progress (exch_begin .. exch_end) */
+	char **headers;            /* borrowed, unless owns_headers */
+	int owns_headers;
+	cJSON *body;
+	char *text;                /* the body as sent */
+	struct stream *s;
+	struct ai_http_req req;
+	struct ai_http_resp resp;
+	int has_resp;
+	struct ai_buf cbuf;        /* --cache: the body as it arrived */
+	char ctype[128];           /* ... its content type */
+	int hit_now;               /* the cache answered this request */
+	int budget_refused;        /* the shared budget was spent before the request */
+	int nocache;               /* ... with an entry that was no answer: ask */
+	uint64_t hits;             /* requests the cache answered */
+	int attempts;              /* left */
+	int64_t start, deadline, backoff;
+	/* what a retry takes back: nothing before it, nothing already written */
+	size_t text0, calls0, emitted0;
+	uint64_t in0, cached0, out0;
+	int usage0;
 };
 
 /* ---- files ---- */
@@ -265,7 +288,7 @@ read_stdin(struct run *r, struct ai_err *e)
 
 /* System context, transcript, standard input, prompt: the conversation. */
 static int
-build_conv(struct run *r, struct ai_err *e)
+build_system(struct run *r, struct ai_err *e)
 {
 	struct opts *o = r->o;
 
@@ -285,6 +308,16 @@ build_conv(struct run *r, struct ai_err *e)
 	}
 	if (o->system != NULL)
 		conv_add_system(&r->conv, o->system, strlen(o->system));
+	return 0;
+}
+
+static int
+build_conv(struct run *r, struct ai_err *e)
+{
+	struct opts *o = r->o;
+
+	if (build_system(r, e) < 0)
+		return -1;
 	if (r->tx_fd >= 0 && conv_add_records(&r->conv, r->tx.buf, r->tx.len, o->continue_file, e) < 0)
 		return -1;
 	if (r->in_records) {
@@ -375,6 +408,7 @@ usage_record(struct run *r, struct price *price, int *priced)
 	uint64_t in = a->input, cached = a->cached, out = a->output, written = a->written;
 	cJSON *u = ai_record_new("usage");
 	size_t i, chars = a->text.len;
+	int hit = r->hits > 0 && r->hits == 1 + r->pauses;
 
 	if (!a->has_usage) {
 		/* no count from the provider: estimate at four bytes a token */
@@ -390,22 +424,25 @@ usage_record(struct run *r, struct price *price, int *priced)
 	if (written > 0)
 		ai_json_addnum(u, "cache_write_tokens", (double)written);
 	ai_json_addnum(u, "output_tokens", (double)out);
-	ai_json_addnum(u, "calls", (double)(1 + r->pauses));
-	ai_json_addnum(u, "weighted_tokens", usage_weighted(in, cached, out));
+	ai_json_addnum(u, "calls", (double)(1 + r->pauses - r->hits));
+	/* answered from the cache: nothing was spent */
+	ai_json_addnum(u, "weighted_tokens", hit ? 0 : usage_weighted(in, cached, out));
 	*priced = price_find(r->o->prices, r->o->k.model, a->model, price);
 	if (*priced)
-		ai_json_addnum(u, "cost_usd", usage_cost(price, in, cached, written, out));
+		ai_json_addnum(u, "cost_usd", hit ? 0 : usage_cost(price, in, cached, written, out));
+	if (hit)
+		ai_json_addbool(u, "cache_hit", 1);
 	if (!a->has_usage)
 		ai_json_addbool(u, "estimated", 1);
 	return u;
 }
 
-static void
-print_usage(const cJSON *u, int priced)
+void
+ask_print_usage(const cJSON *u)
 {
 	char cost[64] = "";
 
-	if (priced)
+	if (ai_json_get(u, "cost_usd") != NULL)
 		snprintf(cost, sizeof(cost), ", $%.6f", cJSON_GetObjectItemCaseSensitive(u,
 		    "cost_usd")->valuedouble);
 	ai_error("usage: %.0f input tokens (%.0f cached), %.0f output tokens, %.15g weighted%s%s (%s)",
@@ -488,19 +525,23 @@ schema_answer(const struct ai_buf *text, const cJSON *schema, int *code, struct 
 	return ai_xmemdup(text->buf + off, len);
 }
 
-/* Write the complete answer; its records also go into out_recs (for the transcript). */
-static int
-write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
+/*
+ * The records of the complete answer into out_recs (reasoning, message,
+ * tool_call, usage last); its status: 0, or -1 with e set when the answer
+ * is incomplete, a refusal or not in the format asked for.
+ */
+int
+exch_records(struct run *r, cJSON *out_recs, struct ai_err *e)
 {
 	struct answer *a = &r->ans;
 	struct opts *o = r->o;
 	const char *text = a->text.buf;
 	char *schema_text = NULL;
 	size_t i, tlen = a->text.len;
-	int code = 0, priced = 0, rc = 0;
+	int code = 0, priced = 0;
 	struct ai_err why = AI_ERR_INIT;
 	struct price price;
-	cJSON *rec, *usage;
+	cJSON *rec;
 
 	if (a->stop == STOP_LENGTH || a->stop == STOP_PAUSE)
 		code = AI_EXIT_LIMIT;
@@ -536,6 +577,7 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 			ai_json_addbool(rec, "truncated", 1);
 		cJSON_AddItemToArray(out_recs, rec);
 	}
+	free(schema_text);
 	for (i = 0; i < a->ncalls; i++) {
 		rec = ai_record_new("tool_call");
 		ai_json_addstr(rec, "id", a->calls[i].id);
@@ -549,35 +591,7 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 			    a->calls[i].args.len);
 		cJSON_AddItemToArray(out_recs, rec);
 	}
-	usage = usage_record(r, &price, &priced);
-	cJSON_AddItemToArray(out_recs, usage);
-
-	spinner_stop();
-	if (o->json) {
-		cJSON_ArrayForEach(rec, out_recs)
-			if ((rc = ai_record_write(stdout, rec, e)) < 0)
-				break;
-	} else {
-		if (!live)
-			rc = emit(r, text, tlen, e);
-		end_line(r);
-		for (i = 0; rc == 0 && i < a->ncalls; i++) {
-			char *args = ai_json_print(a->calls[i].obj);
-			struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-			ai_buf_addf(&b, "%s(%s)\n", a->calls[i].name, args);
-			rc = emit(r, b.buf, b.len, e);
-			ai_buf_release(&b);
-			cJSON_free(args);
-		}
-	}
-	if (rc == 0 && o->usage)
-		print_usage(usage, priced);
-	free(schema_text);
-	if (rc < 0)
-		return -1;
-	if (tlen == 0 && a->ncalls == 0 && code == 0)
-		ai_warn("the answer from %s is empty", a->service);
+	cJSON_AddItemToArray(out_recs, usage_record(r, &price, &priced));
 	if (code == AI_EXIT_LIMIT && a->stop == STOP_PAUSE)
 		return ai_err_set(e, code, "the answer is incomplete: %s paused the turn %llu times "
 		    "(--max-pauses %llu)", a->service, (unsigned long long)o->max_pauses + 1,
@@ -593,6 +607,54 @@ write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
 		    a->stop_word);
 	if (code == AI_EXIT_FORMAT) {
 		*e = why;
+		return -1;
+	}
+	return 0;
+}
+
+/* Write the complete answer; its records also go into out_recs (for the transcript). */
+static int
+write_answer(struct run *r, int live, cJSON *out_recs, struct ai_err *e)
+{
+	struct answer *a = &r->ans;
+	struct opts *o = r->o;
+	struct ai_err status = AI_ERR_INIT;
+	int code = exch_records(r, out_recs, &status) < 0 ? status.code : 0, rc = 0;
+	const cJSON *rec, *usage = cJSON_GetArrayItem(out_recs, cJSON_GetArraySize(out_recs) - 1);
+	size_t i;
+
+	spinner_stop();
+	if (o->json) {
+		cJSON_ArrayForEach(rec, out_recs)
+			if ((rc = ai_record_write(stdout, rec, e)) < 0)
+				break;
+	} else {
+		const char *text = "";
+
+		cJSON_ArrayForEach(rec, out_recs)
+			if (strcmp(ai_record_type(rec), "message") == 0)
+				text = ai_json_str(rec, "content");
+		if (!live)
+			rc = emit(r, text, strlen(text), e);
+		end_line(r);
+		for (i = 0; rc == 0 && i < a->ncalls; i++) {
+			char *args = ai_json_print(a->calls[i].obj);
+			struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+			ai_buf_addf(&b, "%s(%s)\n", a->calls[i].name, args);
+			rc = emit(r, b.buf, b.len, e);
+			ai_buf_release(&b);
+			cJSON_free(args);
+		}
+	}
+	if (rc == 0 && o->usage)
+		ask_print_usage(usage);
+	if (rc < 0)
+		return -1;
+	if (a->text.len == 0 && a->ncalls == 0 && code == 0)
+		ai_warn("the answer from %s is empty", a->service);
+	if (code != 0) {
+		*e = status;
 		return -1;
 	}
 	return 0;
@@ -684,99 +746,304 @@ ask_headers_free(char **h)
 }
 
 /*
- * Make the request.  lib/http retries HTTP failures itself; an error that
- * the provider reports inside a 200 stream (Anthropic's overloaded_error) is
- * retried here, with what is left of the attempts and of the time, as long
- * as nothing of the answer has been written.
+ * A request is one unit that both drivers move on: ask_run makes it with
+ * ai_http_request, the --each driver (each.c) with many at once.
+ * lib/http retries HTTP failures itself; an error that the provider reports
+ * inside a 200 stream (Anthropic's overloaded_error), or an answer cut
+ * wherever it was cut, is retried here, with what is left of the attempts
+ * and of the time, as long as nothing of the answer has been written.  A
+ * paused turn is continued with its content sent back, bounded.
  */
-static int
-request(struct run *r, const char *body, size_t len, struct ai_err *e)
+
+/* The body of the next request, from the conversation. */
+static void
+exch_body(struct run *r)
 {
 	struct opts *o = r->o;
-	char **headers;
-	struct ai_http h;
-	int64_t start, deadline, backoff = 1000;
-	int attempts = o->attempts, rc, cut;
-	char dur[32];
-	/* what this request may take back: nothing before it, nothing already written */
-	size_t text0 = r->ans.text.len, calls0 = r->ans.ncalls, emitted0 = r->ans.emitted;
-	uint64_t in0 = r->ans.input, cached0 = r->ans.cached, out0 = r->ans.output;
-	int usage0 = r->ans.has_usage;
 
-	headers = ask_headers(o);
+	cJSON_Delete(r->body);
+	free(r->text);
+	r->body = o->k.p->body(&o->k, &r->conv);
+	r->text = ai_json_print(r->body);
+	r->body_len += strlen(r->text);
+	r->text0 = r->ans.text.len;
+	r->calls0 = r->ans.ncalls;
+	r->emitted0 = r->ans.emitted;
+	r->in0 = r->ans.input;
+	r->cached0 = r->ans.cached;
+	r->out0 = r->ans.output;
+	r->usage0 = r->ans.has_usage;
+	r->attempts = o->attempts;
+	r->backoff = 1000;
+	r->nocache = 0;
+}
+
+/* The first request of an exchange: its clock starts now. */
+static void
+exch_first(struct run *r)
+{
+	exch_body(r);
+	r->start = r->deadline = 0; /* the clock starts with the first request */
+	if (r->o->verbose)
+		ai_error("POST %s (%s, model %s, %zu bytes%s)", r->o->url, r->o->k.p->name,
+		    r->o->k.model, r->body_len, r->o->k.stream ? ", streamed" : "");
+	if (r->o->verbose > 1)
+		ai_error("request body: %s", r->text);
+}
+
+/*
+ * What the exchange spent, into the shared budget: its weighted tokens and
+ * cost (its calls were counted as they were made).  A failure to write it
+ * is only a warning: the answer is there.
+ */
+static void
+charge_budget(struct run *r)
+{
+	struct ai_err e = AI_ERR_INIT;
+	struct price price;
+	int priced = 0;
+	cJSON *u = usage_record(r, &price, &priced);
+	const cJSON *cost = ai_json_get(u, "cost_usd");
+
+	if (ai_budget_charge(r->o->budget_file, 0,
+	    cJSON_GetNumberValue(ai_json_get(u, "weighted_tokens")),
+	    cJSON_IsNumber(cost) ? cost->valuedouble : 0, &e) < 0)
+		ai_warn("%s", e.msg);
+	cJSON_Delete(u);
+}
+
+/* Forget what the request in progress added to the answer. */
+static void
+rewind_request(struct run *r)
+{
+	answer_rewind(&r->ans, r->text0, r->calls0);
+	r->ans.input = r->in0;
+	r->ans.cached = r->cached0;
+	r->ans.output = r->out0;
+	r->ans.has_usage = r->usage0;
+}
+
+/* The body as it arrives: kept for the cache, and read. */
+static int
+tee_data(void *ctx, const char *p, size_t n, struct ai_err *e)
+{
+	struct run *r = ctx;
+
+	ai_buf_add(&r->cbuf, p, n); /* it cannot be larger than the answer's cap */
+	return stream_data(r->s, p, n, e);
+}
+
+int
+exch_begin(struct run *r, const struct ai_http_req **req, struct ai_http_resp **resp,
+    struct ai_err *e)
+{
+	struct opts *o = r->o;
+	char dur[32];
+
+	r->s = stream_new(o->k.p, &r->ans, &o->k);
+	r->hit_now = 0;
+	ai_buf_reset(&r->cbuf);
+	if (o->cache && !r->nocache &&
+	    cache_get(o, o->url, r->text, strlen(r->text), &r->cbuf, r->ctype, sizeof(r->ctype))) {
+		struct ai_err ce = AI_ERR_INIT;
+
+		r->hit_now = 1;
+		ai_http_resp_init(&r->resp);
+		r->has_resp = 1;
+		r->resp.status = 200;
+		r->resp.attempts = 0;
+		memcpy(r->resp.content_type, r->ctype, sizeof(r->resp.content_type));
+		stream_watch_type(r->s, r->resp.content_type);
+		if (stream_data(r->s, r->cbuf.buf ? r->cbuf.buf : "", r->cbuf.len, &ce) < 0)
+			r->resp.status = 0; /* not an answer: exch_end asks */
+		return 1;
+	}
+	memset(&r->req, 0, sizeof(r->req));
+	/* a request draws a call from the shared budget first: none when it is spent */
+	if (o->budget_file != NULL && ai_budget_take(o->budget_file, e) < 0) {
+		ai_http_resp_init(&r->resp);
+		r->has_resp = 1;
+		r->budget_refused = 1;
+		*req = &r->req;
+		*resp = &r->resp;
+		return -1;
+	}
+	r->req.method = "POST";
+	r->req.url = o->url;
+	r->req.headers = (const char *const *)r->headers;
+	r->req.body = r->text;
+	r->req.body_len = strlen(r->text);
+	{
+		int64_t now = ai_now_ms();
+
+		if (r->deadline == 0) {
+			r->start = now;
+			r->deadline = now + o->timeout_ms;
+		}
+		r->req.timeout_ms = r->deadline - now;
+		r->req.limit_ms = o->timeout_ms;
+	}
+	r->req.idle_timeout_ms = o->idle_ms;
+	r->req.max_attempts = r->attempts;
+	r->req.verbose = o->verbose > 0;
+	r->req.on_data = o->cache ? tee_data : stream_data;
+	r->req.data_ctx = o->cache ? (void *)r : (void *)r->s;
+	ai_http_resp_init(&r->resp);
+	r->has_resp = 1;
+	stream_watch_type(r->s, r->resp.content_type);
+	*req = &r->req;
+	*resp = &r->resp;
+	if (r->req.timeout_ms <= 0)
+		return ai_err_set(e, AI_EXIT_TEMPFAIL, "%s did not answer within %s", r->service,
+		    ai_fmt_ms(o->timeout_ms, dur, sizeof(dur)));
+	return 0;
+}
+
+int
+exch_end(struct run *r, int rc, int64_t *wait, struct ai_err *e)
+{
+	struct opts *o = r->o;
+	char dur[32];
+	int cut;
+
+	if (r->hit_now) {
+		struct ai_err ce = AI_ERR_INIT;
+
+		if (r->resp.status != 200 || stream_end(r->s, &ce) < 0) {
+			/* an entry that is no answer: forget it, and ask */
+			stream_free(r->s);
+			r->s = NULL;
+			ai_http_resp_free(&r->resp);
+			r->has_resp = 0;
+			rewind_request(r);
+			r->nocache = 1;
+			*wait = 0;
+			return EXCH_AGAIN;
+		}
+		r->hits++;
+	} else if (rc == 0) {
+		rc = stream_end(r->s, e);
+		if (rc == 0 && o->cache)
+			cache_put(o, o->url, r->text, strlen(r->text), r->resp.content_type,
+			    r->cbuf.buf ? r->cbuf.buf : "", r->cbuf.len);
+	} else if (r->resp.status >= 400 && o->k.p->http_error != NULL) {
+		o->k.p->http_error(r->resp.body.buf, r->resp.body.len, e);
+	}
+	if (o->verbose && !r->hit_now)
+		ai_error("%s answered HTTP %ld after %d attempt(s), %s", r->service, r->resp.status,
+		    r->resp.attempts, ai_fmt_ms(ai_now_ms() - r->start, dur, sizeof(dur)));
+	r->attempts -= r->resp.attempts;
+	cut = rc < 0 && (r->resp.cut || stream_cut(r->s));
+	stream_free(r->s);
+	r->s = NULL;
+	ai_http_resp_free(&r->resp);
+	r->has_resp = 0;
+	if (rc < 0 && ((r->ans.instream_error && e->retryable) || cut) &&
+	    r->ans.emitted == r->emitted0 && r->attempts > 0 &&
+	    ai_now_ms() + r->backoff < r->deadline) {
+		if (o->verbose)
+			ai_error("%s; retrying in %s", e->msg, ai_fmt_ms(r->backoff, dur, sizeof(dur)));
+		*wait = r->backoff;
+		r->backoff *= 2;
+		rewind_request(r);
+		ai_err_clear(e);
+		return EXCH_RETRY;
+	}
+	if (rc == 0)
+		rc = answer_finish(&r->ans, e);
+	/* a paused turn goes on: its content back, the same request again, bounded */
+	if (rc == 0 && r->ans.stop == STOP_PAUSE && r->ans.raw != NULL &&
+	    r->pauses < o->max_pauses) {
+		r->pauses++;
+		if (o->verbose)
+			ai_error("%s paused the turn; continuing it (%llu of at most %llu)",
+			    r->service, (unsigned long long)r->pauses,
+			    (unsigned long long)o->max_pauses);
+		conv_add_raw(&r->conv, r->ans.raw);
+		r->ans.raw = NULL;
+		r->in_tok += r->ans.input;
+		r->cached_tok += r->ans.cached;
+		r->out_tok += r->ans.output;
+		r->ans.input = r->ans.cached = r->ans.output = 0;
+		answer_next(&r->ans);
+		exch_body(r);
+		*wait = 0;
+		return EXCH_AGAIN;
+	}
+	r->ans.input += r->in_tok;
+	r->ans.cached += r->cached_tok;
+	r->ans.output += r->out_tok;
+	r->in_tok = r->cached_tok = r->out_tok = 0;
+	/* an answer that never came spent nothing that is known */
+	if (o->budget_file != NULL && !r->budget_refused && r->hits < 1 + r->pauses &&
+	    (rc == 0 || r->ans.has_usage))
+		charge_budget(r);
+	if (rc < 0)
+		hint_key(o, e);
+	return rc < 0 ? EXCH_FAILED : EXCH_DONE;
+}
+
+/* The whole exchange, one request at a time. */
+static int
+exchange(struct run *r, struct ai_err *e)
+{
+	const struct ai_http_req *req;
+	struct ai_http_resp *resp;
+	struct ai_http h;
+	int64_t wait = 0;
+	int step;
+
 	if (ai_http_init(&h, e) < 0) {
-		ask_headers_free(headers);
+		ai_http_cleanup(&h);
 		return -1;
 	}
 	/* the clock starts once libcurl is loaded: the first attempt gets the whole time */
-	start = ai_now_ms();
-	deadline = start + o->timeout_ms;
-	for (;;) {
-		struct ai_http_req req;
-		struct ai_http_resp resp;
-		struct stream *s = stream_new(o->k.p, &r->ans, &o->k);
+	exch_first(r);
+	do {
+		int rc = exch_begin(r, &req, &resp, e);
 
-		memset(&req, 0, sizeof(req));
-		req.method = "POST";
-		req.url = o->url;
-		req.headers = (const char *const *)headers;
-		req.body = body;
-		req.body_len = len;
-		req.timeout_ms = deadline - ai_now_ms();
-		req.limit_ms = o->timeout_ms;
-		req.idle_timeout_ms = o->idle_ms;
-		req.max_attempts = attempts;
-		req.verbose = o->verbose > 0;
-		req.on_data = stream_data;
-		req.data_ctx = s;
-		ai_http_resp_init(&resp);
-		stream_watch_type(s, resp.content_type);
-		rc = req.timeout_ms > 0 ? ai_http_request(&h, &req, &resp, e) :
-		    ai_err_set(e, AI_EXIT_TEMPFAIL, "%s did not answer within %s", r->service,
-			ai_fmt_ms(o->timeout_ms, dur, sizeof(dur)));
-		if (rc == 0)
-			rc = stream_end(s, e);
-		else if (resp.status >= 400 && o->k.p->http_error != NULL)
-			o->k.p->http_error(resp.body.buf, resp.body.len, e);
-		if (o->verbose)
-			ai_error("%s answered HTTP %ld after %d attempt(s), %s", r->service, resp.status,
-			    resp.attempts, ai_fmt_ms(ai_now_ms() - start, dur, sizeof(dur)));
-		attempts -= resp.attempts;
-		cut = rc < 0 && (resp.cut || stream_cut(s));
-		stream_free(s);
-		ai_http_resp_free(&resp);
-		/*
-		 * An error inside a 200 answer (overloaded), or an answer cut wherever it
-		 * was cut, is tried again as long as nothing of it reached stdout.
-		 */
-		if (rc < 0 && ((r->ans.instream_error && e->retryable) || cut) &&
-		    r->ans.emitted == emitted0 && attempts > 0 && ai_now_ms() + backoff < deadline) {
-			if (o->verbose)
-				ai_error("%s; retrying in %s", e->msg, ai_fmt_ms(backoff, dur, sizeof(dur)));
-			ai_sleep_ms(backoff, NULL);
-			backoff *= 2;
-			answer_rewind(&r->ans, text0, calls0);
-			r->ans.input = in0;
-			r->ans.cached = cached0;
-			r->ans.output = out0;
-			r->ans.has_usage = usage0;
-			ai_err_clear(e);
-			continue;
-		}
-		break;
-	}
+		if (rc == 1)
+			rc = 0; /* from the cache */
+		else if (rc == 0)
+			rc = ai_http_request(&h, req, resp, e);
+		step = exch_end(r, rc, &wait, e);
+		if (step == EXCH_RETRY)
+			ai_sleep_ms(wait, NULL);
+	} while (step == EXCH_RETRY || step == EXCH_AGAIN);
 	ai_http_cleanup(&h);
-	ask_headers_free(headers);
-	if (rc < 0)
-		hint_key(o, e);
-	return rc;
+	return step == EXCH_DONE ? 0 : -1;
 }
 
 /* ---- the run ---- */
 
+/* The endpoint (o->url, allocated: free with ask_endpoint_free) and the seed of made-up ids. */
+void
+ask_endpoint(struct opts *o)
+{
+	if (o->k.p->url != NULL) {
+		o->url_buf = o->k.p->url(o->base, &o->k);
+	} else {
+		struct ai_buf ub = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_buf_addf(&ub, "%s%s", o->base, o->k.p->path);
+		o->url_buf = ai_buf_detach(&ub, NULL);
+	}
+	o->url = o->url_buf;
+	snprintf(o->k.idseed, sizeof(o->k.idseed), "%08llx",
+	    (unsigned long long)((uint64_t)ai_wall_ms() * 2654435761u ^ (uint64_t)getpid()) &
+	    0xffffffffu);
+}
+
 static void
 run_free(struct run *r)
 {
+	if (r->s != NULL)
+		stream_free(r->s);
+	if (r->has_resp)
+		ai_http_resp_free(&r->resp);
+	cJSON_Delete(r->body);
+	free(r->text);
+	ai_buf_release(&r->cbuf);
 	close_transcript(r);
 	conv_free(&r->conv);
 	answer_free(&r->ans);
@@ -807,8 +1074,9 @@ attach_to(struct run *r, struct ai_err *e)
 	return 0;
 }
 
+/* What every exchange of a run shares: the tools, the schema, the prompts checked. */
 static int
-prepare(struct run *r, struct ai_err *e)
+prepare_files(struct run *r, struct ai_err *e)
 {
 	struct opts *o = r->o;
 
@@ -831,6 +1099,16 @@ prepare(struct run *r, struct ai_err *e)
 		    o->tools_file);
 		o->k.tools = NULL;
 	}
+	return 0;
+}
+
+static int
+prepare(struct run *r, struct ai_err *e)
+{
+	struct opts *o = r->o;
+
+	if (prepare_files(r, e) < 0)
+		return -1;
 	if (o->attach.n > 0 && attach_load(o, &r->att, &r->natt, e) < 0)
 		return -1;
 	if (o->continue_file != NULL && open_transcript(r, o->continue_file, e) < 0)
@@ -840,21 +1118,86 @@ prepare(struct run *r, struct ai_err *e)
 	return r->natt > 0 ? attach_to(r, e) : 0;
 }
 
+static void
+run_init(struct run *r, struct opts *o)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	r->tx_fd = -1;
+	conv_init(&r->conv);
+	answer_init(&r->ans);
+	ai_buf_init(&r->in, ASK_MAX_INPUT);
+	ai_buf_init(&r->tx, ASK_MAX_INPUT);
+	ai_buf_init(&r->cbuf, (size_t)32 << 20);
+}
+
+struct run *
+exch_template(struct opts *o, struct ai_err *e)
+{
+	struct run *r = ai_xmalloc(sizeof(*r));
+
+	run_init(r, o);
+	o->k.stream = 0;
+	ask_endpoint(o);
+	service_name(o->url, r->service, sizeof(r->service));
+	if (prepare_files(r, e) < 0 || build_system(r, e) < 0) {
+		exch_free(r);
+		return NULL;
+	}
+	r->headers = ask_headers(o);
+	r->owns_headers = 1;
+	return r;
+}
+
+struct run *
+exch_new(const struct run *tmpl, const char *user_text, struct ai_err *e)
+{
+	struct run *r = ai_xmalloc(sizeof(*r));
+
+	run_init(r, tmpl->o);
+	memcpy(r->service, tmpl->service, sizeof(r->service));
+	r->ans.service = r->service;
+	r->headers = tmpl->headers;
+	if (tmpl->conv.system.len > 0)
+		conv_add_system(&r->conv, tmpl->conv.system.buf, tmpl->conv.system.len);
+	if (ai_text_check(user_text, strlen(user_text), "the prompt", 0, 1, e) < 0) {
+		exch_free(r);
+		return NULL;
+	}
+	conv_add_user(&r->conv, user_text, strlen(user_text));
+	if (conv_check(&r->conv, e) < 0) {
+		exch_free(r);
+		return NULL;
+	}
+	exch_first(r);
+	return r;
+}
+
+size_t
+exch_body_len(const struct run *r)
+{
+	return r->body_len;
+}
+
+void
+exch_free(struct run *r)
+{
+	if (r == NULL)
+		return;
+	if (r->owns_headers)
+		ask_headers_free(r->headers);
+	run_free(r);
+	free(r);
+}
+
 int
 ask_run(struct opts *o, struct ai_err *e)
 {
 	struct run r;
-	cJSON *body = NULL, *recs = cJSON_CreateArray();
-	char *text = NULL, *url;
+	cJSON *recs = cJSON_CreateArray();
 	int rc, live;
 
-	memset(&r, 0, sizeof(r));
-	r.o = o;
-	r.tx_fd = -1;
-	conv_init(&r.conv);
-	answer_init(&r.ans);
-	ai_buf_init(&r.in, ASK_MAX_INPUT);
-	ai_buf_init(&r.tx, ASK_MAX_INPUT);
+	run_init(&r, o);
 	r.tty = isatty(1);
 	/*
 	 * Text streams unless it must be checked first (--schema); records only
@@ -865,19 +1208,8 @@ ask_run(struct opts *o, struct ai_err *e)
 	live = o->json ? o->deltas : o->k.stream;
 	if (o->k.p == &provider_ollama && o->tools_file != NULL)
 		o->k.stream = 0;
-	if (o->k.p->url != NULL) {
-		url = o->k.p->url(o->base, &o->k);
-	} else {
-		struct ai_buf ub = AI_BUF_INIT(AI_BUF_NOLIMIT);
-
-		ai_buf_addf(&ub, "%s%s", o->base, o->k.p->path);
-		url = ai_buf_detach(&ub, NULL);
-	}
-	o->url = url;
+	ask_endpoint(o);
 	service_name(o->url, r.service, sizeof(r.service));
-	snprintf(o->k.idseed, sizeof(o->k.idseed), "%08llx",
-	    (unsigned long long)((uint64_t)ai_wall_ms() * 2654435761u ^ (uint64_t)getpid()) &
-	    0xffffffffu);
 
 	rc = prepare(&r, e);
 	if (rc == 0) {
@@ -886,46 +1218,12 @@ ask_run(struct opts *o, struct ai_err *e)
 			r.ans.on_text = on_text;
 			r.ans.ctx = &r;
 		}
-		body = o->k.p->body(&o->k, &r.conv);
-		text = ai_json_print(body);
-		r.body_len = strlen(text);
-		if (o->verbose)
-			ai_error("POST %s (%s, model %s, %zu bytes%s)", o->url, o->k.p->name, o->k.model,
-			    r.body_len, o->k.stream ? ", streamed" : "");
-		if (o->verbose > 1)
-			ai_error("request body: %s", text);
+		r.headers = ask_headers(o);
 		if (!o->verbose)
 			spinner_start("ai-ask: waiting for the answer");
-		rc = request(&r, text, r.body_len, e);
-		if (rc == 0)
-			rc = answer_finish(&r.ans, e);
-		/* a paused turn goes on: its content back, the same request again, bounded */
-		while (rc == 0 && r.ans.stop == STOP_PAUSE && r.ans.raw != NULL &&
-		    r.pauses < o->max_pauses) {
-			r.pauses++;
-			if (o->verbose)
-				ai_error("%s paused the turn; continuing it (%llu of at most %llu)",
-				    r.service, (unsigned long long)r.pauses,
-				    (unsigned long long)o->max_pauses);
-			conv_add_raw(&r.conv, r.ans.raw);
-			r.ans.raw = NULL;
-			r.in_tok += r.ans.input;
-			r.cached_tok += r.ans.cached;
-			r.out_tok += r.ans.output;
-			r.ans.input = r.ans.cached = r.ans.output = 0;
-			answer_next(&r.ans);
-			cJSON_Delete(body);
-			free(text);
-			body = o->k.p->body(&o->k, &r.conv);
-			text = ai_json_print(body);
-			r.body_len += strlen(text);
-			rc = request(&r, text, strlen(text), e);
-			if (rc == 0)
-				rc = answer_finish(&r.ans, e);
-		}
-		r.ans.input += r.in_tok;
-		r.ans.cached += r.cached_tok;
-		r.ans.output += r.out_tok;
+		rc = exchange(&r, e);
+		ask_headers_free(r.headers);
+		r.headers = NULL;
 		spinner_stop();
 		if (rc < 0)
 			end_line(&r);
@@ -935,11 +1233,7 @@ ask_run(struct opts *o, struct ai_err *e)
 			rc = append_transcript(&r, recs, e);
 	}
 	spinner_stop();
-	cJSON_Delete(body);
 	cJSON_Delete(recs);
-	free(text);
 	run_free(&r);
-	o->url = NULL;
-	free(url);
 	return rc;
 }

@@ -114,6 +114,7 @@ struct opts {
 	int verbose;
 	const char *base;          /* the profile's base URL, without a trailing slash */
 	const char *url;           /* the endpoint */
+	char *url_buf;             /* ... as ask_endpoint made it */
 	const char *profile;       /* the profile's name */
 	unsigned pflags;           /* its AI_PROFILE_* flags */
 	const cJSON *headers;      /* its extra headers (an object of strings), or NULL */
@@ -126,13 +127,62 @@ struct opts {
 	int attempts;
 	uint64_t max_pauses;       /* a paused turn is continued at most this often */
 	const cJSON *prices;       /* the configuration's "prices", or NULL */
+	int each;                  /* --each: every input line or record a prompt */
+	uint64_t parallel;         /* -P: requests in flight */
+	int unordered;
+	const char *skip_done;     /* --skip-done FILE */
+	uint64_t rpm, tpm;         /* ceilings a minute, 0: none */
+	int cache;                 /* --cache */
+	char *cache_dir;           /* ... its folder (allocated by cache_open) */
+	int64_t cache_ttl_ms;      /* entries older than this are misses; 0: none */
+	const char *budget_file;   /* --budget-file, AICLI_BUDGET_FILE: the shared budget */
 };
 
 /* Ask, answer, write the answer (ask.c).  Returns the exit code, or -1 with e set. */
 int ask_run(struct opts *o, struct ai_err *e);
+/* --each: every line or record of standard input a prompt (each.c). */
+int each_run(struct opts *o, struct ai_err *e);
+/* o->url (in o->url_buf, which the caller frees) and the seed of the ids ai-ask makes up. */
+void ask_endpoint(struct opts *o);
+/* "usage: ..." on stderr, from a usage record. */
+void ask_print_usage(const cJSON *u);
 /* The request headers: content type, key, the provider's and the profile's (NULL-ended). */
 char **ask_headers(const struct opts *o);
 void ask_headers_free(char **h);
+
+/* ---- one exchange: the unit every driver moves on (ask.c) ---- */
+
+struct run;
+struct ai_http_req;
+struct ai_http_resp;
+
+enum { EXCH_DONE, EXCH_FAILED, EXCH_RETRY, EXCH_AGAIN };
+
+/*
+ * What the exchanges of --each share (tools, schema, system prompt,
+ * headers, endpoint), checked before any request; NULL with e set.
+ */
+struct run *exch_template(struct opts *o, struct ai_err *e);
+/* One prompt's exchange, its first request ready; NULL with e set (bad text). */
+struct run *exch_new(const struct run *tmpl, const char *user_text, struct ai_err *e);
+void exch_free(struct run *r);
+/*
+ * The request to make now: 0; 1 when the cache answered it (no request:
+ * call exch_end with 0); -1 with e set when no time is left (then call
+ * exch_end with -1).
+ */
+int exch_begin(struct run *r, const struct ai_http_req **req, struct ai_http_resp **resp,
+    struct ai_err *e);
+/*
+ * After the request ended with rc (0, or -1 and e): EXCH_DONE, EXCH_FAILED
+ * (e set), EXCH_RETRY (begin again after *wait ms), EXCH_AGAIN (a paused
+ * turn goes on: begin again now).
+ */
+int exch_end(struct run *r, int rc, int64_t *wait, struct ai_err *e);
+/* The records of a complete answer and its status: 0, or -1 with e set. */
+int exch_records(struct run *r, cJSON *out_recs, struct ai_err *e);
+/* The bytes of the request bodies so far. */
+size_t exch_body_len(const struct run *r);
 
 /* ---- profiles (profile.c) ---- */
 
@@ -168,6 +218,17 @@ const char *profile_names(void);
 /* ---- the models a provider offers (models.c) ---- */
 
 int models_run(struct opts *o, struct ai_err *e);
+
+/* ---- the response cache (cache.c) ---- */
+
+/* Find and make the cache's folder (o->cache_dir); 78 when it cannot be used. */
+int cache_open(struct opts *o, struct ai_err *e);
+/* The entry of a request: 1 with its body in data and its content type, else 0. */
+int cache_get(const struct opts *o, const char *url, const char *body, size_t n,
+    struct ai_buf *data, char *ctype, size_t ctsz);
+/* Keep an answer's body for the request; a failure is only a warning. */
+void cache_put(const struct opts *o, const char *url, const char *body, size_t n,
+    const char *ctype, const char *data, size_t len);
 
 /* ---- attachments (attach.c) ---- */
 

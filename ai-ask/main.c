@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ask.h"
+#include "budget.h"
 #include "buf.h"
 #include "config.h"
 #include "msg.h"
@@ -26,6 +27,8 @@
 static const char *const synopsis[] = {
 	"ai-ask [-jnv] [-t NAME] [-m MODEL] [-s TEXT] [--provider NAME] [-a FILE]... "
 	"[--tools FILE | --schema FILE] [--continue FILE] [option ...] [PROMPT ...]",
+	"ai-ask --each [-P N] [--unordered] [--skip-done FILE] [--rpm N] [--tpm N] "
+	"[option ...] [PROMPT ...]",
 	"ai-ask --templates",
 	"ai-ask --models [-jv] [--provider NAME]",
 	NULL
@@ -216,7 +219,8 @@ run(int argc, char **argv, struct ai_err *e)
 	struct flags f;
 	struct ai_config cfg = AI_CONFIG_INIT;
 	struct ai_buf prompt = AI_BUF_INIT(AI_BUF_NOLIMIT);
-	int nops, exitcode, temp_given = 0, rc;
+	int nops, exitcode, temp_given = 0, ttl_given = 0, rc;
+	uint64_t cache_ttl = 30 * 86400;
 	char **ops, *base = NULL;
 	struct prof pr;
 	const struct ai_option options[] = {
@@ -260,6 +264,25 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "attempts after the first (env AICLI_RETRIES, default 3)" },
 		{ .type = AI_OPT_U64, .long_name = "max-pauses", .value = &o.max_pauses, .arg = "N",
 		  .max = 100, .help = "times a turn the provider paused is continued (default 8)" },
+		{ .type = AI_OPT_FLAG, .long_name = "each", .value = &o.each,
+		  .help = "every input line or record is a prompt of its own" },
+		{ .type = AI_OPT_U64, .short_name = 'P', .long_name = "parallel", .value = &o.parallel,
+		  .arg = "N", .min = 1, .max = 256, .help = "with --each: requests in flight (default 4)" },
+		{ .type = AI_OPT_FLAG, .long_name = "unordered", .value = &o.unordered,
+		  .help = "with --each: answers as they finish, not in input order" },
+		{ .type = AI_OPT_STR, .long_name = "skip-done", .value = &o.skip_done, .arg = "FILE",
+		  .help = "with --each: skip the prompts FILE holds answers for" },
+		{ .type = AI_OPT_U64, .long_name = "rpm", .value = &o.rpm, .arg = "N", .min = 1,
+		  .max = 1000000, .help = "with --each: at most N requests a minute" },
+		{ .type = AI_OPT_U64, .long_name = "tpm", .value = &o.tpm, .arg = "N", .min = 1,
+		  .max = 1000000000, .help = "with --each: at most N tokens a minute" },
+		{ .type = AI_OPT_FLAG, .long_name = "cache", .value = &o.cache,
+		  .help = "answer a request made before from the cache (env AICLI_CACHE_DIR)" },
+		{ .type = AI_OPT_U64, .long_name = "cache-ttl", .value = &cache_ttl, .arg = "SECONDS",
+		  .max = 315360000, .given = &ttl_given,
+		  .help = "with --cache: older entries are not used (default 30 days, 0: any)" },
+		{ .type = AI_OPT_STR, .long_name = "budget-file", .value = &o.budget_file,
+		  .arg = "FILE", .help = "draw on the budget in FILE (env AICLI_BUDGET_FILE)" },
 		AI_OPTION_VERBOSE(&o.verbose),
 		AI_OPTION_TEMPLATES,
 		AI_OPTION_HELP,
@@ -289,14 +312,46 @@ run(int argc, char **argv, struct ai_err *e)
 		    "system prompt or transcript");
 		return AI_EXIT_USAGE;
 	}
+	if ((o.parallel || o.unordered || o.skip_done || o.rpm || o.tpm) && !o.each) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE,
+		    "-P, --unordered, --skip-done, --rpm and --tpm go with --each");
+		return AI_EXIT_USAGE;
+	}
+	if (o.each && (o.models || o.attach.n > 0 || o.tools_file || o.continue_file || o.deltas ||
+	    o.no_stdin)) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE, "--each takes no --models, -a, --tools, --continue, "
+		    "--stream or -n");
+		return AI_EXIT_USAGE;
+	}
+	if (ttl_given && !o.cache) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE, "--cache-ttl goes with --cache");
+		return AI_EXIT_USAGE;
+	}
+	o.cache_ttl_ms = (int64_t)cache_ttl * 1000;
+	if (o.each) {
+		o.json = 1; /* its answers are records */
+		if (o.parallel == 0)
+			o.parallel = 4;
+	}
 	ai_opt_join(&prompt, nops, ops);
 	o.prompt = nops > 0 ? prompt.buf : NULL;
 
 	rc = ai_config_load(&cfg, e);
 	if (rc == 0)
 		rc = resolve(&o, &cfg, &f, &pr, &base, e);
+	if (o.budget_file == NULL && getenv("AICLI_BUDGET_FILE") != NULL &&
+	    *getenv("AICLI_BUDGET_FILE"))
+		o.budget_file = getenv("AICLI_BUDGET_FILE");
+	/* a spent or broken budget fails first, before anything is read or asked */
+	if (rc == 0 && o.budget_file != NULL && !o.models)
+		rc = ai_budget_check(o.budget_file, e);
+	if (rc == 0 && o.cache && !o.models)
+		rc = cache_open(&o, e);
 	if (rc == 0)
-		rc = o.models ? models_run(&o, e) : ask_run(&o, e);
+		rc = o.models ? models_run(&o, e) : o.each ? each_run(&o, e) : ask_run(&o, e);
 	if (rc != 0 && o.json && e->code != AI_EXIT_PIPE && e->msg[0] && !e->passed) {
 		struct ai_err we = AI_ERR_INIT;
 		cJSON *r = ai_record_error("ai-ask", e);
@@ -308,6 +363,8 @@ run(int argc, char **argv, struct ai_err *e)
 	ai_buf_release(&prompt);
 	ai_strlist_free(&o.attach);
 	free(base);
+	free(o.url_buf);
+	free(o.cache_dir);
 	return rc;
 }
 

@@ -23,10 +23,12 @@
 
 #include "io.h"
 #include "json.h"
+#include "budget.h"
 #include "loop.h"
 #include "msg.h"
 #include "record.h"
 #include "redact.h"
+#include "sig.h"
 #include "text.h"
 #include "util.h"
 #include "banned.h"
@@ -43,7 +45,15 @@ static const char decide_prompt[] =
 	"request well (recent events, facts you are not sure of)? Answer with a JSON object only: "
 	"{\"search\": true or false, \"query\": \"a short web search query, or an empty string\"}.";
 
-enum { MODE_STEP, MODE_FINAL, MODE_DECIDE };
+static const char plan_prompt[] =
+	"Before doing anything, write a short numbered plan for the task above: its steps, and "
+	"the tools each step needs. Do not carry it out yet.";
+
+static const char go_prompt[] =
+	"Now carry out the plan, step by step, with the tools. Answer the task when it is done.";
+
+/* MODE_PLAN: the plan model, without tools, before the first step. */
+enum { MODE_STEP, MODE_FINAL, MODE_DECIDE, MODE_PLAN };
 
 /* What a model call is collecting. */
 struct ask {
@@ -360,6 +370,40 @@ read_input(struct loop *L, struct ai_err *e)
 
 /* ---- counting ---- */
 
+/* With --plan-model, each model's own totals (the usage record's model, else "unknown"). */
+static void
+account_model(struct loop *L, const cJSON *u)
+{
+	static const char *const fields[] = { "calls", "input_tokens", "cached_tokens",
+		"output_tokens", "weighted_tokens", "cost_usd" };
+	const char *model = ai_json_str(u, "model");
+	cJSON *m;
+	size_t i;
+
+	if (L->by_model == NULL)
+		L->by_model = cJSON_CreateObject();
+	if (model == NULL || *model == '\0')
+		model = "unknown";
+	if ((m = cJSON_GetObjectItemCaseSensitive(L->by_model, model)) == NULL) {
+		m = cJSON_AddObjectToObject(L->by_model, model);
+		for (i = 0; i < AI_ARRAY_SIZE(fields); i++)
+			ai_json_addnum(m, fields[i], 0);
+	}
+	for (i = 0; i < AI_ARRAY_SIZE(fields); i++) {
+		const cJSON *v = ai_json_get(u, fields[i]);
+		cJSON *t = cJSON_GetObjectItemCaseSensitive(m, fields[i]);
+		double add = cJSON_IsNumber(v) ? v->valuedouble : i == 0 ? 1 : 0;
+
+		if (i == 5 && !cJSON_IsNumber(v)) {
+			/* a cost nobody knows: none for that model */
+			cJSON_DeleteItemFromObjectCaseSensitive(m, "cost_usd");
+			continue;
+		}
+		if (t != NULL)
+			cJSON_SetNumberValue(t, t->valuedouble + add);
+	}
+}
+
 /* A usage record: the calls, tokens and cost it reports count against the quotas. */
 static void
 account(struct loop *L, const cJSON *u)
@@ -384,6 +428,8 @@ account(struct loop *L, const cJSON *u)
 		L->cost += cost->valuedouble;
 	else
 		L->cost_unknown = 1;
+	if (L->o->plan_model != NULL)
+		account_model(L, u);
 	status_update();
 }
 
@@ -403,6 +449,8 @@ quota_left(struct loop *L, struct ai_err *e)
 		    (unsigned long long)L->o->budget, L->weighted);
 		return STOP_BUDGET;
 	}
+	if (L->shared_budget != NULL && ai_budget_check(L->shared_budget, e) < 0)
+		return e->code == AI_EXIT_LIMIT ? STOP_BUDGET : STOP_ERROR;
 	return STOP_NONE;
 }
 
@@ -564,9 +612,9 @@ wait_for(struct loop *L, struct job *j, struct ai_err *e)
 
 /* Options every model call passes on: -m, --provider, --timeout. */
 static void
-model_args(const struct lopts *o, struct args *a, const char *timeout)
+model_args(const struct lopts *o, struct args *a, const char *model, const char *timeout)
 {
-	args_opt(a, "-m", o->model);
+	args_opt(a, "-m", model);
 	args_opt(a, "--provider", o->provider);
 	args_opt(a, "--timeout", o->timeout_given ? timeout : NULL);
 	if (o->verbose > 1)
@@ -607,7 +655,7 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 	args_add(&argv, "--json");
 	args_opt(&argv, "--tools", mode == MODE_STEP && L->tools_fd >= 0 ? L->tools_path : NULL);
 	args_opt(&argv, "--schema", mode == MODE_DECIDE ? L->schema_path : NULL);
-	model_args(o, &argv, timeout);
+	model_args(o, &argv, mode == MODE_PLAN ? o->plan_model : o->model, timeout);
 	if (mode != MODE_DECIDE) {
 		args_opt(&argv, "--temperature", o->temperature_given ? temp : NULL);
 		args_opt(&argv, "--max-tokens", o->max_tokens > 0 ? maxtok : NULL);
@@ -629,8 +677,9 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 		char doing[200];
 
 		snprintf(doing, sizeof(doing), "%s %s", mode == MODE_DECIDE ?
-		    "asking whether to search:" : mode == MODE_FINAL ? "the final answer:" : "asking",
-		    o->model ? o->model : "the model");
+		    "asking whether to search:" : mode == MODE_FINAL ? "the final answer:" :
+		    mode == MODE_PLAN ? "planning:" : "asking",
+		    mode == MODE_PLAN ? o->plan_model : o->model ? o->model : "the model");
 		status_doing(doing);
 	}
 	ai_buf_reset(&L->answer);
@@ -673,6 +722,37 @@ model_call(struct loop *L, int mode, struct ai_err *e)
 	job_free(&j);
 	ai_buf_release(&a.lines);
 	ai_buf_release(&a.msgs);
+	return rc;
+}
+
+/*
+ * --plan-model: the plan model, once and without tools, writes a plan for
+ * the task; the plan and the request to carry it out join the
+ * conversation, and the steps go on with -m's model.
+ */
+static int
+plan(struct loop *L, struct ai_err *e)
+{
+	cJSON *m = ai_record_message("user", plan_prompt);
+	int64_t t = ai_now_ms();
+	int stop, rc;
+	char ms[32];
+
+	if ((stop = quota_left(L, e)) != STOP_NONE) {
+		L->stop = stop;
+		cJSON_Delete(m);
+		return -1;
+	}
+	rc = loop_emit_rec(L, m, TO_ALL, e);
+	cJSON_Delete(m);
+	if (rc < 0 || model_call(L, MODE_PLAN, e) < 0)
+		return -1;
+	if (L->o->verbose)
+		ai_error("plan by %s (%s)", L->o->plan_model, ai_fmt_ms(ai_now_ms() - t, ms,
+		    sizeof(ms)));
+	m = ai_record_message("user", go_prompt);
+	rc = loop_emit_rec(L, m, TO_ALL, e);
+	cJSON_Delete(m);
 	return rc;
 }
 
@@ -761,7 +841,7 @@ maybe_compact(struct loop *L, struct ai_err *e)
 	args_add(&argv, L->context);
 	args_opt(&argv, "--budget", budget);
 	args_add(&argv, "--stats");
-	model_args(o, &argv, timeout);
+	model_args(o, &argv, o->model, timeout);
 	rc = job_start(&j, "ai-context", KIND_CONTEXT, L->context, argv.v, env, 0, context_line,
 	    &out, e);
 	args_free(&argv);
@@ -920,6 +1000,7 @@ report(struct loop *L, int code, struct ai_err *e)
 {
 	int64_t ms = ai_now_ms() - L->t0;
 	const char *status = code == 0 ? "ok" : code == AI_EXIT_LIMIT ? "limit" : "error";
+	const cJSON *m;
 	int rc = 0;
 
 	if (L->o->verbose || L->o->usage) {
@@ -933,6 +1014,21 @@ report(struct loop *L, int code, struct ai_err *e)
 		    (unsigned long long)L->in_tok, (unsigned long long)L->cached_tok,
 		    (unsigned long long)L->out_tok, L->weighted, cost,
 		    ai_fmt_ms(ms, dur, sizeof(dur)));
+		cJSON_ArrayForEach(m, L->by_model) {
+			const cJSON *c = ai_json_get(m, "cost_usd");
+
+			cost[0] = '\0';
+			if (cJSON_IsNumber(c))
+				snprintf(cost, sizeof(cost), "; $%.6f", c->valuedouble);
+			ai_error("  %s: %.0f model call%s; tokens: %.0f input (%.0f cached), %.0f output, "
+			    "%.0f weighted%s", m->string,
+			    cJSON_GetNumberValue(ai_json_get(m, "calls")),
+			    cJSON_GetNumberValue(ai_json_get(m, "calls")) == 1 ? "" : "s",
+			    cJSON_GetNumberValue(ai_json_get(m, "input_tokens")),
+			    cJSON_GetNumberValue(ai_json_get(m, "cached_tokens")),
+			    cJSON_GetNumberValue(ai_json_get(m, "output_tokens")),
+			    cJSON_GetNumberValue(ai_json_get(m, "weighted_tokens")), cost);
+		}
 	}
 	if (L->o->json) {
 		cJSON *r = ai_record_new("result");
@@ -948,6 +1044,8 @@ report(struct loop *L, int code, struct ai_err *e)
 		if (!L->cost_unknown)
 			ai_json_addnum(r, "cost_usd", L->cost);
 		ai_json_addnum(r, "duration_ms", (double)ms);
+		if (L->by_model != NULL)
+			cJSON_AddItemToObject(r, "models", cJSON_Duplicate(L->by_model, 1));
 		rc = loop_emit_rec(L, r, TO_STREAM, e);
 		cJSON_Delete(r);
 	}
@@ -963,6 +1061,8 @@ steps(struct loop *L, struct ai_err *e)
 	int stop;
 
 	if (o->auto_search && auto_search(L, e) < 0)
+		return -1;
+	if (o->plan_model != NULL && plan(L, e) < 0)
 		return -1;
 	for (;;) {
 		int64_t t;
@@ -1057,6 +1157,49 @@ failed:
 	return code;
 }
 
+/*
+ * The budget the children draw on, in the environment they inherit
+ * (AICLI_BUDGET_FILE): a budget file given (--budget-file, or the
+ * environment), which this run checks before every step too; else a file
+ * of this run's own --max-calls and --budget, so that what a child spends
+ * (ai-ask, ai-context, and their children) counts against them.  It fails
+ * first: a spent or broken budget file stops the run before anything runs.
+ */
+static int
+budget_setup(struct loop *L, struct ai_err *e)
+{
+	const char *env = getenv("AICLI_BUDGET_FILE"), *tmp = getenv("TMPDIR");
+	struct ai_budget_use limit;
+	int fd;
+
+	L->shared_budget = L->o->budget_file != NULL ? L->o->budget_file :
+	    env != NULL && *env ? env : NULL;
+	if (L->shared_budget != NULL) {
+		if (ai_budget_check(L->shared_budget, e) < 0)
+			return -1;
+		if (setenv("AICLI_BUDGET_FILE", L->shared_budget, 1) < 0)
+			return ai_err_set(e, AI_EXIT_OSERR, "cannot set AICLI_BUDGET_FILE");
+		return 0;
+	}
+	snprintf(L->own_budget, sizeof(L->own_budget), "%s/aicli-budget.XXXXXX",
+	    tmp != NULL && *tmp == '/' ? tmp : "/tmp");
+	if ((fd = mkstemp(L->own_budget)) < 0) {
+		L->own_budget[0] = '\0';
+		return ai_err_set(e, AI_EXIT_OSERR, "cannot create a budget file: %s",
+		    strerror(errno));
+	}
+	close(fd);
+	ai_sig_remove_on_signal(L->own_budget);
+	limit.calls = (double)L->o->max_calls;
+	limit.weighted = (double)L->o->budget;
+	limit.cost = 0;
+	if (ai_budget_create(L->own_budget, &limit, e) < 0)
+		return -1;
+	if (setenv("AICLI_BUDGET_FILE", L->own_budget, 1) < 0)
+		return ai_err_set(e, AI_EXIT_OSERR, "cannot set AICLI_BUDGET_FILE");
+	return 0;
+}
+
 int
 loop_run(struct loop *L, struct ai_err *e)
 {
@@ -1068,7 +1211,9 @@ loop_run(struct loop *L, struct ai_err *e)
 	ai_buf_init(&L->answer, AI_BUF_NOLIMIT);
 	child_setup();
 	status_start(L);
-	rc = open_outputs(L, e);
+	rc = budget_setup(L, e);
+	if (rc == 0)
+		rc = open_outputs(L, e);
 	if (rc == 0)
 		tools_seen(L, L->hist.buf, L->hist.len);
 	if (rc == 0)
@@ -1108,6 +1253,10 @@ loop_run(struct loop *L, struct ai_err *e)
 			unlink(L->o->transcript);
 		close(L->tx_fd);
 	}
+	if (L->own_budget[0]) {
+		unlink(L->own_budget);
+		ai_sig_keep(L->own_budget);
+	}
 	ai_buf_release(&L->hist);
 	ai_buf_release(&L->held);
 	if (L->tools_fd >= 0)
@@ -1115,6 +1264,7 @@ loop_run(struct loop *L, struct ai_err *e)
 	if (L->schema_fd >= 0)
 		close(L->schema_fd);
 	conv_free(&L->conv);
+	cJSON_Delete(L->by_model);
 	ai_buf_release(&L->answer);
 	free(L->ask_err);
 	free(L->ask_err_line);

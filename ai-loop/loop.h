@@ -33,11 +33,13 @@ struct lopts {
 	const char *transcript, *cont;
 	int json, verbose, usage, no_stdin;
 	const char *model, *provider, *system, *system_file;
+	const char *plan_model;      /* --plan-model: the model that writes the plan first */
 	const char *template_name;   /* -t: applied by the option parser */
 	double temperature;
 	int temperature_given;
 	uint64_t max_tokens;
 	const char *policy, *approve, *audit;
+	const char *budget_file;     /* --budget-file: a budget shared with other processes */
 	struct ai_strlist attach;    /* -a: files for ai-ask to send with the task */
 	const char *max_attach;
 	int unconfined;              /* --unconfined: passed to ai-exec */
@@ -178,6 +180,8 @@ struct call {
 
 struct loop {
 	struct lopts *o;
+	const char *shared_budget;               /* a budget file given, drawn on, or NULL */
+	char own_budget[4096];                   /* the file of this run's own limits, or "" */
 	struct conv conv;
 	char *ask, *exec, *search, *context;     /* the children's paths */
 	int tools_fd, schema_fd;                 /* sealed memfds, or -1 */
@@ -203,6 +207,7 @@ struct loop {
 	uint64_t in_tok, cached_tok, out_tok;
 	double weighted, cost;
 	int cost_unknown;
+	cJSON *by_model;                         /* with --plan-model: each model's totals */
 	int64_t t0;
 	int stop;
 	uint64_t compact_floor;                  /* no compaction below this estimate */

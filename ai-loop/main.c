@@ -108,6 +108,8 @@ run(int argc, char **argv, struct ai_err *e)
 	char **ops;
 	const struct ai_option options[] = {
 		AI_OPTION_TEMPLATE(&o.template_name),
+		{ .type = AI_OPT_STR, .long_name = "plan-model", .value = &o.plan_model,
+		  .arg = "MODEL", .help = "a model that plans first; -m's model then carries it out" },
 		{ .type = AI_OPT_U64, .long_name = "max-steps", .value = &o.max_steps, .arg = "N",
 		  .min = 1, .max = 1000,
 		  .help = "model calls with tools before the final answer (10)" },
@@ -130,6 +132,8 @@ run(int argc, char **argv, struct ai_err *e)
 		{ .type = AI_OPT_U64, .long_name = "budget", .value = &o.budget, .arg = "TOKENS",
 		  .min = 1, .max = 1000000000000ULL,
 		  .help = "weighted tokens for the whole run (1000000)" },
+		{ .type = AI_OPT_STR, .long_name = "budget-file", .value = &o.budget_file,
+		  .arg = "FILE", .help = "draw on the budget in FILE (env AICLI_BUDGET_FILE)" },
 		{ .type = AI_OPT_U64, .long_name = "context-budget", .value = &o.context_budget,
 		  .arg = "TOKENS", .min = 1000, .max = 4000000,
 		  .help = "compact the conversation above 80% of this (32000)" },

@@ -72,6 +72,10 @@ struct ai_http_resp {
 	size_t streamed;       /* bytes handed to on_data */
 	int cut;               /* the answer began, then broke or stalled before its end */
 	char *url;             /* the URL finally fetched (after redirects) */
+	/* the provider's rate-limit headers of the last answer, -1 when absent */
+	int64_t rl_remaining, rl_reset_ms;               /* requests */
+	int64_t rl_tokens_remaining, rl_tokens_reset_ms; /* tokens */
+	int64_t rl_limit;                                /* requests a minute allowed */
 };
 
 int ai_http_init(struct ai_http *h, struct ai_err *e);
@@ -96,5 +100,43 @@ int ai_http_request(struct ai_http *h, const struct ai_http_req *req, struct ai_
  * start of the text, on one line.  Into out (always NUL-terminated).
  */
 void ai_http_detail(const char *body, size_t n, char *out, size_t outsz);
+
+/*
+ * A rate-limit reset as the providers write it: OpenAI's durations ("1s",
+ * "6m0s", "20ms"), Anthropic's RFC 3339 times, plain seconds; in ms from
+ * now (at most a day), or -1 when it is none of these.
+ */
+int64_t ai_http_reset_ms(const char *v, size_t n);
+
+/*
+ * Many requests at once in one process, over libcurl's multi interface,
+ * each with the same attempts, retries, timeouts and errors as
+ * ai_http_request.  One limiter holds every attempt of every request: the
+ * ceilings of ai_http_multi_limit (requests and tokens a minute, never
+ * exceeded), and what the provider says: its limit of requests a minute
+ * paces them as a ceiling does; after a 429 (its Retry-After, else
+ * the backoff) or a rate-limit header saying nothing is left (its reset),
+ * no attempt starts until then.
+ */
+struct ai_http_multi;
+
+struct ai_http_multi *ai_http_multi_new(struct ai_err *e);
+void ai_http_multi_free(struct ai_http_multi *m);
+/* Ceilings: requests and tokens a minute; 0 for none. */
+void ai_http_multi_limit(struct ai_http_multi *m, uint64_t rpm, uint64_t tpm);
+/*
+ * Queue a request (req and resp are borrowed until done is called; tokens:
+ * what each attempt counts against the token ceiling).  done is called from
+ * ai_http_multi_run with 0 or -1 and the error, as ai_http_request returns.
+ */
+int ai_http_multi_add(struct ai_http_multi *m, const struct ai_http_req *req,
+    struct ai_http_resp *resp, uint64_t tokens,
+    void (*done)(void *ctx, int rc, struct ai_err *e), void *ctx, struct ai_err *e);
+/* Move transfers on until one request is done, none is left, or max_ms passed. */
+int64_t ai_http_multi_run(struct ai_http_multi *m, int64_t max_ms);
+/* The requests queued or in flight. */
+size_t ai_http_multi_pending(const struct ai_http_multi *m);
+/* The 429 answers seen. */
+uint64_t ai_http_multi_limited(const struct ai_http_multi *m);
 
 #endif

@@ -530,3 +530,34 @@ EOF
 	wait "$parent" 2>/dev/null || true
 	_mock_wait_gone "$child" 2
 }
+
+@test "echo answers with the prompt's text in the recorded answer; [status N] and [delay MS] in it shape that answer" {
+	mock_script '{"routes":{"POST /v1/responses":[{"echo":true}],"POST /v1/messages":[{"echo":true}]},"repeat_last":true}'
+	run mcurl -d '{"input":[{"role":"user","content":[{"type":"input_text","text":"hi there"}]}]}' "$MOCK_URL/v1/responses"
+	[ "$(jq -r '.output[0].content[0].text' <<<"$output")" = "echo: hi there" ]
+	[ "$(jq -r .usage.input_tokens <<<"$output")" = "$(jq -r .usage.input_tokens "$MOCK_FIXTURES/openai/responses_nonstream_text.json")" ]
+	run mcurl -d '{"messages":[{"role":"user","content":"yo"}]}' "$MOCK_URL/v1/messages"
+	[ "$(jq -c '[.content[0].text, .stop_reason]' <<<"$output")" = '["echo: yo","end_turn"]' ]
+	run mcurl -o /dev/null -w '%{http_code}' -d '{"input":"x [status 503]"}' "$MOCK_URL/v1/responses"
+	[ "$output" = 503 ]
+}
+
+@test "rate_limit: beyond N a minute per key, 429 with Retry-After and the providers' rate-limit headers; stats count them" {
+	mock_script '{"rate_limit":60}'
+	run mcurl -D - -o /dev/null -H 'Authorization: Bearer a' -d '{}' "$MOCK_URL/v1/responses"
+	[[ "$output" == *"HTTP/1.1 200"* ]]
+	[[ "$output" == *"x-ratelimit-limit-requests: 60"* ]]
+	[[ "$output" == *"x-ratelimit-remaining-requests: 0"* ]]
+	run mcurl -D - -H 'Authorization: Bearer a' -d '{}' "$MOCK_URL/v1/responses"
+	[[ "$output" == *"HTTP/1.1 429"* ]]
+	[[ "$output" == *"Retry-After: 1"* ]]
+	[[ "$output" == *'"code": "rate_limit_exceeded"'* ]]
+	# another key has a bucket of its own; Anthropic's paths get Anthropic's headers
+	run mcurl -D - -o /dev/null -H 'x-api-key: b' -d '{}' "$MOCK_URL/v1/messages"
+	[[ "$output" == *"HTTP/1.1 200"* ]]
+	[[ "$output" == *"anthropic-ratelimit-requests-remaining: 0"* ]]
+	[[ "$output" =~ anthropic-ratelimit-requests-reset:\ 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T ]]
+	[ "$(mcurl "$MOCK_URL/__mock/stats")" = '{"requests": 3, "rate_limited": 1}' ]
+	run mcurl -d '{"rate_limit":-1}' "$MOCK_URL/__mock/script"
+	[[ "$output" == *"rate_limit must be a non-negative integer"* ]]
+}

@@ -40,6 +40,7 @@ RESP_FIELDS = {
     "delay_ms": int, "drip_ms": int, "drip_bytes": int, "chunked": bool,
     "cut_after_bytes": int, "cut_mid_event": int, "malformed": str,
     "malformed_chunk": bool, "oversize_bytes": int, "reset": bool, "wait_for": str,
+    "echo": bool,
 }
 WAIT_FOR_SECONDS = 10
 BODY_SOURCES = ("file", "body", "json", "oversize_bytes")
@@ -140,6 +141,82 @@ DEFAULT_ROUTES = [
 ]
 
 
+def last_user_text(doc):
+    """The text of the last user message of an OpenAI, Chat Completions or Anthropic request."""
+    if not isinstance(doc, dict):
+        return ""
+    items = doc.get("input", doc.get("messages"))
+    if isinstance(items, str):
+        return items
+    text = ""
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or item.get("role") != "user":
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            text = content
+        elif isinstance(content, list):
+            text = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return text
+
+
+ECHO_MARK = re.compile(r"\[(delay|status) (\d+)\]")
+
+
+def echo_body(fixture, text):
+    """A recorded non-streamed answer with its text replaced by an echo of the prompt."""
+    doc = json.loads(fixture)
+    answer = "echo: " + text
+    if "output" in doc:                       # OpenAI Responses
+        for item in doc["output"]:
+            for part in item.get("content", []):
+                if part.get("type") == "output_text":
+                    part["text"] = answer
+    elif "choices" in doc:                    # Chat Completions
+        doc["choices"][0]["message"]["content"] = answer
+    elif "content" in doc:                    # Anthropic Messages: a whole answer
+        doc["content"] = [{"type": "text", "text": answer}]
+        doc["stop_reason"] = "end_turn"
+    return json.dumps(doc).encode("utf-8")
+
+
+class RateLimit:
+    """N requests a minute per key, as a bucket of one second's worth refilled evenly."""
+
+    def __init__(self, rpm):
+        self.rpm = rpm
+        self.cap = max(1.0, rpm / 60.0)
+        self.buckets = {}
+        self.limited = 0
+
+    def take(self, key):
+        """(allowed, remaining, seconds): allowed, the seconds until the bucket is full again
+        (OpenAI's reset); refused, the seconds until the next request may come (Retry-After)."""
+        now = time.monotonic()
+        level, last = self.buckets.get(key, (self.cap, now))
+        level = min(self.cap, level + (now - last) * self.rpm / 60.0)
+        if level >= 1.0:
+            level -= 1.0
+            self.buckets[key] = (level, now)
+            return True, int(level), (self.cap - level) * 60.0 / self.rpm
+        self.buckets[key] = (level, now)
+        self.limited += 1
+        return False, 0, (1.0 - level) * 60.0 / self.rpm
+
+
+def rate_limit_headers(path, rpm, remaining, wait):
+    """The provider's own rate-limit headers: Anthropic's for /v1/messages, else OpenAI's.
+    A 429 says when the next request may come; an answer, when all of them are back."""
+    if path.endswith("/messages"):
+        reset = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + wait + 0.999))
+        return [("anthropic-ratelimit-requests-limit", str(rpm)),
+                ("anthropic-ratelimit-requests-remaining", str(remaining)),
+                ("anthropic-ratelimit-requests-reset", reset)]
+    return [("x-ratelimit-limit-requests", str(rpm)),
+            ("x-ratelimit-remaining-requests", str(remaining)),
+            ("x-ratelimit-reset-requests", "%dms" % max(1, int(wait * 1000 + 0.999)))]
+
+
 def default_route(req):
     for method, matches, handler in DEFAULT_ROUTES:
         if req["method"] == method and matches(req["path"]):
@@ -151,11 +228,14 @@ def validate_script(doc, fixtures):
     """Check a script; raise ScriptError naming the first problem."""
     if not isinstance(doc, dict):
         raise ScriptError("script must be a JSON object")
-    unknown = set(doc) - {"routes", "repeat_last"}
+    unknown = set(doc) - {"routes", "repeat_last", "rate_limit"}
     if unknown:
         raise ScriptError("unknown top-level field(s): %s" % ", ".join(sorted(unknown)))
     if not isinstance(doc.get("repeat_last", False), bool):
         raise ScriptError("repeat_last must be true or false")
+    rl = doc.get("rate_limit", 0)
+    if not isinstance(rl, int) or isinstance(rl, bool) or rl < 0:
+        raise ScriptError("rate_limit must be a non-negative integer (requests a minute)")
     routes = doc.get("routes", {})
     if not isinstance(routes, dict):
         raise ScriptError("routes must be an object")
@@ -205,11 +285,14 @@ class State:
         self.log_path = log_path
         self.log = open(log_path, "wb") if log_path else None
         self.lines = []
+        self.default_rpm = 0
         self.clear(None)
 
     def clear(self, script):
         """Install `script` (None: no script), zero the counters, empty the log. Caller holds the lock."""
         self.script = script
+        rpm = (script or {}).get("rate_limit", 0) or self.default_rpm
+        self.rate = RateLimit(rpm) if rpm else None
         self.n = 0
         self.route_counts = {}
         self.lines = []
@@ -244,6 +327,22 @@ class State:
             if script.get("repeat_last") and resps:
                 return route_n, resps[-1], False
             return route_n, None, True
+
+    def limit(self, req):
+        """None when no rate limit holds the request, else (allowed, headers)."""
+        key = req["headers"].get("authorization") or req["headers"].get("x-api-key") or ""
+        with self.lock:
+            if self.rate is None:
+                return None
+            ok, remaining, wait = self.rate.take(key)
+        extra = rate_limit_headers(req["path"], self.rate.rpm, remaining, wait)
+        if not ok:
+            extra.append(("Retry-After", str(max(1, int(wait + 0.999)))))
+        return ok, extra
+
+    def stats(self):
+        with self.lock:
+            return {"requests": self.n, "rate_limited": self.rate.limited if self.rate else 0}
 
     def log_bytes(self):
         with self.lock:
@@ -419,6 +518,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_simple(200, "application/json", b'{"ok":true}')
         elif self.command == "GET" and path == "/__mock/requests":
             self.send_simple(200, "application/x-ndjson", state.log_bytes())
+        elif self.command == "GET" and path == "/__mock/stats":
+            self.send_simple(200, "application/json", json.dumps(state.stats()).encode())
         elif self.command == "GET" and path == "/__mock/health":
             self.send_simple(200, "text/plain", b"ok")
         else:
@@ -432,14 +533,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def respond(self, req, resp):
         """Answer a request: `resp` is its scripted RESP object, or None when not scripted."""
         key = "%s %s" % (req["method"], req["path"])
+        limited = self.server.state.limit(req)
+        if limited is not None and not limited[0]:
+            body = json.dumps({"error": {"message": "Rate limit reached for requests",
+                                         "type": "requests", "code": "rate_limit_exceeded"}}).encode()
+            self.send_with_faults({}, 429, "application/json", body, limited[1])
+            return
         resolved = self.resolve(req, resp)
         if resolved is None:
             self.log_message("%s -> no route", key)
             self.send_simple(404, "application/json", error_json("mock: no route for %s" % key))
             return
         status, ctype, body, extra = resolved
+        if limited is not None:
+            extra = extra + limited[1]
+        resp = dict(resp or {})
+        if resp.get("echo"):
+            text = last_user_text(req["json"])
+            for kind, n in ECHO_MARK.findall(text):
+                if kind == "delay":
+                    resp["delay_ms"] = int(n)
+                else:
+                    status = int(n)
+                    body = error_json("mock: status %s asked for by the prompt" % n)
+                    ctype = "application/json"
+            if status == 200 and media_type(ctype) == "application/json":
+                body = echo_body(body, text)
         self.log_message("%s -> %d %s (%d bytes)", key, status, ctype, len(body))
-        self.send_with_faults(resp or {}, status, ctype, body, extra)
+        self.send_with_faults(resp, status, ctype, body, extra)
 
     def resolve(self, req, resp):
         """What to send: (status, content type, body, extra headers), or None for "no route"."""
@@ -576,6 +697,8 @@ def main(argv=None):
                     help="fixtures directory (default: ../fixtures beside mock.py)")
     ap.add_argument("--max-seconds", type=float, default=600, help="exit after this many seconds (default 600)")
     ap.add_argument("--verbose", action="store_true", help="one line per request on stderr")
+    ap.add_argument("--rate-limit", type=int, default=0, metavar="RPM",
+                    help="answer 429 beyond RPM requests a minute per key (a script may set its own)")
     args = ap.parse_args(argv)
 
     parent = os.getppid()
@@ -583,6 +706,9 @@ def main(argv=None):
     server.verbose = args.verbose
     server.fixtures = args.fixtures
     server.state = State(args.log)
+    with server.state.lock:
+        server.state.default_rpm = args.rate_limit
+        server.state.clear(None)
     threading.Thread(target=watchdog, args=(server.state, args.max_seconds, parent), daemon=True).start()
     port = server.server_address[1]
     if args.port_file:
