@@ -547,8 +547,10 @@ results(struct conn *c, const struct state *s, cJSON *batch, struct ai_err *e)
 
 	if (!s->ended) {
 		cJSON_Delete(items);
-		return ai_err_set(e, AI_EXIT_TEMPFAIL, "the batch %s has not ended (%s: %.0f of %.0f "
+		ai_err_set(e, AI_EXIT_TEMPFAIL, "the batch %s has not ended (%s: %.0f of %.0f "
 		    "done); ask again later", s->id, s->status, s->done + s->failed, s->total);
+		e->passed = 1; /* nothing on stdout: there are no results yet */
+		return -1;
 	}
 	if (c->anthropic) {
 		const char *u = ai_json_str(batch, "results_url");
