@@ -312,7 +312,8 @@ read_batch(int anthropic, const cJSON *b, struct state *s)
 	} else {
 		s->status = ai_json_str(b, "status");
 		s->ended = s->status != NULL && (strcmp(s->status, "completed") == 0 ||
-		    strcmp(s->status, "expired") == 0 || strcmp(s->status, "cancelled") == 0);
+		    strcmp(s->status, "expired") == 0 || strcmp(s->status, "cancelled") == 0 ||
+		    strcmp(s->status, "failed") == 0);
 		s->total = cJSON_GetNumberValue(ai_json_get(rc, "total"));
 		s->done = cJSON_GetNumberValue(ai_json_get(rc, "completed"));
 		s->failed = cJSON_GetNumberValue(ai_json_get(rc, "failed"));
@@ -436,6 +437,7 @@ item_error(struct ai_err *f, long status, const char *kind, const char *msg)
 	    status == 429 || status >= 500 ? AI_EXIT_TEMPFAIL : AI_EXIT_DATAERR;
 
 	if (kind != NULL && (strcmp(kind, "expired") == 0 || strcmp(kind, "canceled") == 0 ||
+	    strcmp(kind, "cancelled") == 0 ||
 	    strcmp(kind, "overloaded_error") == 0 || strcmp(kind, "api_error") == 0 ||
 	    strcmp(kind, "rate_limit_error") == 0))
 		code = AI_EXIT_TEMPFAIL;
@@ -495,14 +497,18 @@ fetch_into(struct conn *c, const char *url, cJSON *items, struct ai_err *e)
 
 /* One item to its answer body or its failure. */
 static void
-write_item(struct each *ea, int anthropic, const cJSON *id, const cJSON *it)
+write_item(struct each *ea, int anthropic, const char *status, const cJSON *id,
+    const cJSON *it)
 {
 	struct ai_err f = AI_ERR_INIT;
 	const cJSON *body = NULL;
 	char *text;
 
-	if (it == NULL) {
+	if (it == NULL && (strcmp(status, "completed") == 0 || strcmp(status, "ended") == 0)) {
 		ai_err_set(&f, AI_EXIT_PROTOCOL, "the batch's results do not hold it");
+	} else if (it == NULL) {
+		/* a batch that failed, expired or was cancelled before it */
+		item_error(&f, 0, status, NULL);
 	} else if (anthropic) {
 		const cJSON *res = ai_json_get(it, "result");
 		const char *type = ai_json_str(res, "type");
@@ -588,7 +594,7 @@ results(struct conn *c, const struct state *s, cJSON *batch, struct ai_err *e)
 		cJSON_ArrayForEach(id, ids) {
 			char *cid = custom_id(id);
 
-			write_item(ea, c->anthropic, id, ai_json_get(items, cid));
+			write_item(ea, c->anthropic, s->status, id, ai_json_get(items, cid));
 			free(cid);
 		}
 	} else {
@@ -596,7 +602,7 @@ results(struct conn *c, const struct state *s, cJSON *batch, struct ai_err *e)
 		cJSON_ArrayForEach(id, items) {
 			cJSON *num = cJSON_CreateString(id->string);
 
-			write_item(ea, c->anthropic, num, id);
+			write_item(ea, c->anthropic, s->status, num, id);
 			cJSON_Delete(num);
 		}
 	}

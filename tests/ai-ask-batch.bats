@@ -174,3 +174,30 @@ polls() { mock_script "{\"batch_polls\":${1:-0}}"; }
 	[ "$status" -eq 0 ]
 	[ "$(jq -c 'select(.type == "message") | [.id, .content]' <<<"$output")" = '[1,"echo: alpha"]' ]
 }
+
+@test "a batch that expired: each prompt an error record, status 75" {
+	polls 0
+	ai-ask --batch submit --batch-state "$T/st" <<<"alpha" > /dev/null
+	mock_script '{"routes":{"GET /v1/batches/batch_mock1":[{"json":{"id":"batch_mock1","object":"batch","status":"expired","output_file_id":null,"error_file_id":null,"request_counts":{"total":1,"completed":0,"failed":0}}}]}}'
+	run --separate-stderr ai-ask --batch results --batch-state "$T/st"
+	[ "$status" -eq 75 ]
+	[ "$(jq -c 'select(.type == "error") | [.id, .exit, .message]' <<<"$output")" = \
+		'[1,75,"the batch did not answer it: expired"]' ]
+}
+
+@test "a prompt that cannot be sent fails the submission before any request" {
+	printf '%s\n' '{"type":"query","id":"a","query":"x"}' '{"type":"query","id":"b","query":""}' > "$T/q"
+	run --separate-stderr ai-ask --batch submit --batch-state "$T/st" < "$T/q"
+	[ "$status" -eq 65 ]
+	grep -q 'prompt "b": standard input: line 2: a query record needs a non-empty "query" string' <<<"$stderr"
+	[ ! -e "$T/st" ]
+	[ "$(mock_count)" -eq 0 ]
+}
+
+@test "results by ID, without a state file: the custom_ids as ids" {
+	polls 0
+	printf 'one\ntwo\n' | ai-ask --batch submit > /dev/null
+	run --separate-stderr ai-ask --batch results batch_mock1
+	[ "$status" -eq 0 ]
+	[ "$(jq -c 'select(.type == "message") | .id' <<<"$output" | tr '\n' ' ')" = '"1" "2" ' ]
+}
