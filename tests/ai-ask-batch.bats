@@ -201,3 +201,15 @@ polls() { mock_script "{\"batch_polls\":${1:-0}}"; }
 	[ "$status" -eq 0 ]
 	[ "$(jq -c 'select(.type == "message") | .id' <<<"$output" | tr '\n' ' ')" = '"1" "2" ' ]
 }
+
+@test "submit --json: a batch record; empty input: 65, nothing sent" {
+	polls 0
+	run --separate-stderr ai-ask --batch submit --json <<<"alpha"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '[.type, .id, .provider, .status, .total]' <<<"$output")" = '["batch","batch_mock1","openai","validating",1]' ]
+	mock_reset
+	run --separate-stderr ai-ask --batch submit < /dev/null
+	[ "$status" -eq 65 ]
+	grep -q 'standard input holds no prompt' <<<"$stderr"
+	[ "$(mock_count)" -eq 0 ]
+}
