@@ -144,6 +144,36 @@ custom_id(const cJSON *id)
 	return cJSON_IsString(id) ? ai_xstrdup(id->valuestring) : ai_json_print(id);
 }
 
+/*
+ * Every custom_id once; Anthropic's also of [A-Za-z0-9_-], 1 to 64 of them.
+ * Checked before anything is sent, so that a batch is never half refused.
+ */
+static int
+check_ids(const struct each_prompt *p, size_t n, int anthropic, struct ai_err *e)
+{
+	cJSON *seen = cJSON_CreateObject();
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++) {
+		char *cid = custom_id(p[i].id);
+		size_t len = strlen(cid);
+
+		if (anthropic && (len == 0 || len > 64 || strspn(cid, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789_-") != len))
+			rc = ai_err_set(e, AI_EXIT_DATAERR, "the id '%.80s' cannot name a request of "
+			    "an Anthropic batch: 1 to 64 letters, digits, '_' or '-'", cid);
+		else if (cJSON_GetObjectItemCaseSensitive(seen, cid) != NULL)
+			rc = ai_err_set(e, AI_EXIT_DATAERR, "the id '%.80s' is given to two prompts: "
+			    "a batch needs each once", cid);
+		else
+			cJSON_AddItemToObject(seen, cid, cJSON_CreateTrue());
+		free(cid);
+	}
+	cJSON_Delete(seen);
+	return rc;
+}
+
 /* ---- the state file ---- */
 
 static int
@@ -367,6 +397,10 @@ submit(struct conn *c, struct ai_err *e)
 
 	if ((p = each_prompts(o, &tmpl, &n, e)) == NULL)
 		return -1;
+	if (check_ids(p, n, c->anthropic, e) < 0) {
+		each_prompts_free(p, n, tmpl);
+		return -1;
+	}
 	snprintf(endpoint, sizeof(endpoint), "%s%s", c->anthropic ? "" : "/v1", o->k.p->path);
 	batch = c->anthropic ? submit_anthropic(c, p, n, e) : submit_openai(c, p, n, endpoint, e);
 	if (batch == NULL) {

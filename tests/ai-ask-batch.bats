@@ -194,6 +194,24 @@ polls() { mock_script "{\"batch_polls\":${1:-0}}"; }
 	[ "$(mock_count)" -eq 0 ]
 }
 
+@test "ids a batch cannot take fail the submission before any request: twice the same, or not Anthropic's" {
+	printf '%s\n' '{"type":"query","id":"a","query":"x"}' '{"type":"query","id":"a","query":"y"}' > "$T/q"
+	for p in openai anthropic; do
+		run --separate-stderr ai-ask --provider "$p" --batch submit --batch-state "$T/st" < "$T/q"
+		[ "$status" -eq 65 ]
+		[ "$stderr" = "ai-ask: the id 'a' is given to two prompts: a batch needs each once" ]
+	done
+	printf '%s\n' '{"type":"query","id":"ticket 7","query":"x"}' > "$T/q"
+	run --separate-stderr ai-ask --provider anthropic --batch submit --batch-state "$T/st" < "$T/q"
+	[ "$status" -eq 65 ]
+	[ "$stderr" = "ai-ask: the id 'ticket 7' cannot name a request of an Anthropic batch: 1 to 64 letters, digits, '_' or '-'" ]
+	[ ! -e "$T/st" ]
+	[ "$(mock_count)" -eq 0 ]
+	# OpenAI takes it
+	run --separate-stderr ai-ask --provider openai --batch submit --batch-state "$T/st" < "$T/q"
+	[ "$status" -eq 0 ]
+}
+
 @test "results by ID, without a state file: the custom_ids as ids" {
 	polls 0
 	printf 'one\ntwo\n' | ai-ask --batch submit > /dev/null
