@@ -1179,6 +1179,42 @@ exch_body_len(const struct run *r)
 	return r->body_len;
 }
 
+const cJSON *
+exch_request(const struct run *r)
+{
+	return r->body;
+}
+
+struct run *
+exch_blank(const struct run *tmpl)
+{
+	struct run *r = ai_xmalloc(sizeof(*r));
+
+	run_init(r, tmpl->o);
+	memcpy(r->service, tmpl->service, sizeof(r->service));
+	r->ans.service = r->service;
+	r->headers = tmpl->headers;
+	return r;
+}
+
+int
+exch_answer(struct run *r, const char *body, size_t n, struct ai_err *e)
+{
+	static const char ctype[] = "application/json";
+	int rc;
+
+	r->s = stream_new(r->o->k.p, &r->ans, &r->o->k);
+	stream_watch_type(r->s, ctype);
+	rc = stream_data(r->s, body, n, e);
+	if (rc == 0)
+		rc = stream_end(r->s, e);
+	stream_free(r->s);
+	r->s = NULL;
+	if (rc == 0)
+		rc = answer_finish(&r->ans, e);
+	return rc;
+}
+
 void
 exch_free(struct run *r)
 {

@@ -136,12 +136,39 @@ struct opts {
 	char *cache_dir;           /* ... its folder (allocated by cache_open) */
 	int64_t cache_ttl_ms;      /* entries older than this are misses; 0: none */
 	const char *budget_file;   /* --budget-file, AICLI_BUDGET_FILE: the shared budget */
+	const char *batch;         /* --batch ACTION: submit, status, results */
+	const char *batch_state;   /* --batch-state FILE */
+	const char *batch_id;      /* the batch's id (an operand, or the state file's) */
+	cJSON *state;              /* the state file, when read */
 };
 
 /* Ask, answer, write the answer (ask.c).  Returns the exit code, or -1 with e set. */
 int ask_run(struct opts *o, struct ai_err *e);
 /* --each: every line or record of standard input a prompt (each.c). */
 int each_run(struct opts *o, struct ai_err *e);
+/*
+ * The prompts of standard input as --each reads them, for a batch: each
+ * prompt's id and its exchange (its request built, none made), in input
+ * order; NULL with e set.  Free with each_prompts_free.
+ */
+struct each_prompt {
+	cJSON *id;
+	struct run *r;
+};
+struct each_prompt *each_prompts(struct opts *o, struct run **tmpl, size_t *n,
+    struct ai_err *e);
+void each_prompts_free(struct each_prompt *p, size_t n, struct run *tmpl);
+/* Batch results: write them as --each does; end with each_results_end. */
+struct each *each_results_begin(struct opts *o, struct ai_err *e);
+/* One prompt's answer body (body != NULL), or its failure (fail). */
+void each_result(struct each *ea, const cJSON *id, const char *body, size_t n,
+    const struct ai_err *fail);
+/* The total usage record, the status (0, or -1 with e set); frees ea. */
+int each_results_end(struct each *ea, struct ai_err *e);
+/* --batch (batch.c). */
+int batch_run(struct opts *o, struct ai_err *e);
+/* Read a --batch-state file (checked): 0, or -1 with e set. */
+int batch_state_load(const char *path, cJSON **out, struct ai_err *e);
 /* o->url (in o->url_buf, which the caller frees) and the seed of the ids ai-ask makes up. */
 void ask_endpoint(struct opts *o);
 /* "usage: ..." on stderr, from a usage record. */
@@ -183,6 +210,12 @@ int exch_end(struct run *r, int rc, int64_t *wait, struct ai_err *e);
 int exch_records(struct run *r, cJSON *out_recs, struct ai_err *e);
 /* The bytes of the request bodies so far. */
 size_t exch_body_len(const struct run *r);
+/* The body of the request the exchange makes now (a provider batch sends it). */
+const cJSON *exch_request(const struct run *r);
+/* An exchange without a request, for an answer that came another way (a batch). */
+struct run *exch_blank(const struct run *tmpl);
+/* A whole (non-streamed) answer body through the provider's parser: 0, or -1 with e set. */
+int exch_answer(struct run *r, const char *body, size_t n, struct ai_err *e);
 
 /* ---- profiles (profile.c) ---- */
 

@@ -52,6 +52,7 @@ struct each {
 	unsigned long prompts, failed, skipped;
 	int first_code;      /* the status of the first failed prompt in input order */
 	int stop;            /* start nothing more (a refused key, an error record read) */
+	int collect;         /* a batch: build the requests, make none */
 	struct ai_err stop_err;
 	int out_failed;      /* writing stdout failed */
 	struct ai_err out_err;
@@ -254,6 +255,14 @@ job_finish(struct job *j, int step, struct ai_err *e)
 		cJSON_AddItemToArray(j->recs, rec);
 		j->code = e->code ? e->code : AI_EXIT_SOFTWARE;
 		ea->failed++;
+		if (ea->collect) {
+			/* a batch is sent whole or not at all */
+			ea->stop = 1;
+			ea->stop_err = *e;
+			ai_err_prefix(&ea->stop_err, "prompt %s", idtext);
+			j->state = J_DONE;
+			return;
+		}
 		ai_error("prompt %s: %s", idtext, e->msg);
 		/* a refused key refuses every prompt, a spent budget too: start no more */
 		if (!ea->stop && (e->code == AI_EXIT_CONFIG || (e->code == AI_EXIT_LIMIT &&
@@ -334,6 +343,10 @@ start_prompt(struct each *ea, cJSON *id, const char *item)
 	ai_buf_release(&b);
 	if (j->r == NULL) {
 		job_finish(j, EXCH_FAILED, &e);
+		return;
+	}
+	if (ea->collect) {
+		j->state = J_DONE;
 		return;
 	}
 	ea->inflight++;
@@ -481,6 +494,49 @@ write_total(struct each *ea)
 	cJSON_Delete(u);
 }
 
+/* The total usage record, and the run's status: 0, or -1 with e set. */
+static int
+each_status(struct each *ea, struct ai_err *e)
+{
+	int rc = 0;
+
+	write_total(ea);
+	if (ea->out_failed) {
+		*e = ea->out_err;
+		rc = -1;
+	} else if (ea->stop && ea->stop_err.passed) {
+		/* an error record read on the input: passed on, its status is the run's */
+		*e = ea->stop_err;
+		e->msg[0] = '\0';
+		rc = -1;
+	} else if (ea->stop && (ea->stop_err.code == AI_EXIT_CONFIG ||
+	    ea->stop_err.code == AI_EXIT_LIMIT)) {
+		ai_err_set(e, ea->stop_err.code, "stopped after %lu prompts: %s", ea->prompts,
+		    ea->stop_err.code == AI_EXIT_CONFIG ? "the API key was refused" :
+		    "the budget is spent");
+		e->passed = 1;
+		rc = -1;
+	} else if (ea->stop) {
+		/* the input itself is bad: nothing more could be read */
+		*e = ea->stop_err;
+		rc = -1;
+	} else if (ea->failed > 0) {
+		ai_err_set(e, ea->first_code, "%lu of %lu prompts failed", ea->failed, ea->prompts);
+		e->passed = 1;
+		rc = -1;
+	}
+	return rc;
+}
+
+static int
+stdin_ok(struct ai_err *e)
+{
+	if (isatty(0) || fcntl(0, F_GETFD) < 0)
+		return ai_err_set(e, AI_EXIT_USAGE,
+		    "--each reads its prompts from standard input, one a line or record");
+	return 0;
+}
+
 int
 each_run(struct opts *o, struct ai_err *e)
 {
@@ -492,9 +548,8 @@ each_run(struct opts *o, struct ai_err *e)
 
 	memset(&ea, 0, sizeof(ea));
 	ea.o = o;
-	if (isatty(0) || fcntl(0, F_GETFD) < 0)
-		return ai_err_set(e, AI_EXIT_USAGE,
-		    "--each reads its prompts from standard input, one a line or record");
+	if (stdin_ok(e) < 0)
+		return -1;
 	if (o->skip_done != NULL && load_done(&ea, o->skip_done, e) < 0) {
 		rc = -1;
 		goto out;
@@ -550,31 +605,7 @@ each_run(struct opts *o, struct ai_err *e)
 	if (o->verbose && ai_http_multi_limited(ea.m) > 0)
 		ai_error("%llu answers said the rate limit was reached (HTTP 429)",
 		    (unsigned long long)ai_http_multi_limited(ea.m));
-	write_total(&ea);
-	if (ea.out_failed) {
-		*e = ea.out_err;
-		rc = -1;
-	} else if (ea.stop && ea.stop_err.passed) {
-		/* an error record read on the input: passed on, its status is the run's */
-		*e = ea.stop_err;
-		e->msg[0] = '\0';
-		rc = -1;
-	} else if (ea.stop && (ea.stop_err.code == AI_EXIT_CONFIG ||
-	    ea.stop_err.code == AI_EXIT_LIMIT)) {
-		ai_err_set(e, ea.stop_err.code, "stopped after %lu prompts: %s", ea.prompts,
-		    ea.stop_err.code == AI_EXIT_CONFIG ? "the API key was refused" :
-		    "the budget is spent");
-		e->passed = 1;
-		rc = -1;
-	} else if (ea.stop) {
-		/* the input itself is bad: nothing more could be read */
-		*e = ea.stop_err;
-		rc = -1;
-	} else if (ea.failed > 0) {
-		ai_err_set(e, ea.first_code, "%lu of %lu prompts failed", ea.failed, ea.prompts);
-		e->passed = 1;
-		rc = -1;
-	}
+	rc = each_status(&ea, e);
 out:
 	/* the transfers first: a request still queued borrows its job's answer */
 	ai_http_multi_free(ea.m);
@@ -585,5 +616,132 @@ out:
 		free(ea.done[i]);
 	free(ea.done);
 	exch_free(ea.tmpl);
+	return rc;
+}
+
+/* ---- a provider batch (batch.c) ---- */
+
+struct each_prompt *
+each_prompts(struct opts *o, struct run **tmpl, size_t *n, struct ai_err *e)
+{
+	struct each ea;
+	struct ai_reader rd;
+	struct each_prompt *out = NULL;
+	const char *line;
+	size_t len, i, k = 0;
+	int got, records = -1;
+
+	memset(&ea, 0, sizeof(ea));
+	ea.o = o;
+	ea.collect = 1;
+	*tmpl = NULL;
+	*n = 0;
+	if (stdin_ok(e) < 0 || (ea.tmpl = exch_template(o, e)) == NULL)
+		return NULL;
+	ai_reader_init(&rd, 0, AI_MAX_LINE, "standard input");
+	while (!ea.stop && (got = ai_reader_next(&rd, &line, &len, e)) != 0) {
+		if (got < 0) {
+			ea.stop = 1;
+			ea.stop_err = *e;
+			break;
+		}
+		if (records < 0) {
+			if (ai_line_is_blank(line, len))
+				continue;
+			records = ai_input_is_records(line, len);
+		}
+		if (take_line(&ea, line, len, rd.lineno, records, e) < 0) {
+			ea.stop = 1;
+			ea.stop_err = *e;
+		}
+	}
+	ai_reader_release(&rd);
+	if (!ea.stop && ea.prompts == 0) {
+		ea.stop = 1;
+		ai_err_set(&ea.stop_err, AI_EXIT_DATAERR, "standard input holds no prompt");
+	}
+	if (!ea.stop)
+		out = ai_xcalloc(ea.prompts, sizeof(*out));
+	for (i = 0; i < ea.nq; i++) {
+		struct job *j = ea.q[i];
+
+		/* records that are no prompts have no place in a batch */
+		if (out != NULL && j->r != NULL) {
+			out[k].id = j->id;
+			out[k++].r = j->r;
+			j->id = NULL;
+			j->r = NULL;
+		}
+		job_free(j);
+	}
+	free(ea.q);
+	if (ea.stop) {
+		*e = ea.stop_err;
+		exch_free(ea.tmpl);
+		return NULL;
+	}
+	*tmpl = ea.tmpl;
+	*n = k;
+	return out;
+}
+
+void
+each_prompts_free(struct each_prompt *p, size_t n, struct run *tmpl)
+{
+	size_t i;
+
+	for (i = 0; p != NULL && i < n; i++) {
+		cJSON_Delete(p[i].id);
+		exch_free(p[i].r);
+	}
+	free(p);
+	exch_free(tmpl);
+}
+
+struct each *
+each_results_begin(struct opts *o, struct ai_err *e)
+{
+	struct each *ea = ai_xcalloc(1, sizeof(*ea));
+
+	ea->o = o;
+	if ((ea->tmpl = exch_template(o, e)) == NULL) {
+		free(ea);
+		return NULL;
+	}
+	return ea;
+}
+
+void
+each_result(struct each *ea, const cJSON *id, const char *body, size_t n,
+    const struct ai_err *fail)
+{
+	struct job *j = job_new(ea, cJSON_Duplicate(id, 1));
+	struct ai_err e = AI_ERR_INIT;
+
+	ea->prompts++;
+	if (body == NULL) {
+		e = *fail;
+		job_finish(j, EXCH_FAILED, &e);
+	} else {
+		j->r = exch_blank(ea->tmpl);
+		ea->inflight++;
+		job_finish(j, exch_answer(j->r, body, n, &e) < 0 ? EXCH_FAILED : EXCH_DONE, &e);
+	}
+	flush(ea);
+}
+
+int
+each_results_end(struct each *ea, struct ai_err *e)
+{
+	size_t i;
+	int rc;
+
+	flush(ea);
+	rc = each_status(ea, e);
+	for (i = 0; i < ea->nq; i++)
+		job_free(ea->q[i]);
+	free(ea->q);
+	exch_free(ea->tmpl);
+	free(ea);
 	return rc;
 }

@@ -29,6 +29,8 @@ static const char *const synopsis[] = {
 	"[--tools FILE | --schema FILE] [--continue FILE] [option ...] [PROMPT ...]",
 	"ai-ask --each [-P N] [--unordered] [--skip-done FILE] [--rpm N] [--tpm N] "
 	"[option ...] [PROMPT ...]",
+	"ai-ask --batch submit [--batch-state FILE] [option ...] [PROMPT ...]",
+	"ai-ask --batch status|results [-j] [option ...] ID | --batch-state FILE",
 	"ai-ask --templates",
 	"ai-ask --models [-jv] [--provider NAME]",
 	NULL
@@ -283,6 +285,11 @@ run(int argc, char **argv, struct ai_err *e)
 		  .help = "with --cache: older entries are not used (default 30 days, 0: any)" },
 		{ .type = AI_OPT_STR, .long_name = "budget-file", .value = &o.budget_file,
 		  .arg = "FILE", .help = "draw on the budget in FILE (env AICLI_BUDGET_FILE)" },
+		{ .type = AI_OPT_STR, .long_name = "batch", .value = &o.batch, .arg = "ACTION",
+		  .values = "submit status results",
+		  .help = "the prompts of --each as one provider batch: submit, status, results" },
+		{ .type = AI_OPT_STR, .long_name = "batch-state", .value = &o.batch_state,
+		  .arg = "FILE", .help = "with --batch: the batch's state, kept by submit" },
 		AI_OPTION_VERBOSE(&o.verbose),
 		AI_OPTION_TEMPLATES,
 		AI_OPTION_HELP,
@@ -325,6 +332,33 @@ run(int argc, char **argv, struct ai_err *e)
 		    "--stream or -n");
 		return AI_EXIT_USAGE;
 	}
+	if (o.batch_state != NULL && o.batch == NULL) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE, "--batch-state goes with --batch");
+		return AI_EXIT_USAGE;
+	}
+	if (o.batch != NULL && strcmp(o.batch, "submit") != 0 && strcmp(o.batch, "status") != 0 &&
+	    strcmp(o.batch, "results") != 0) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE, "--batch takes submit, status or results, not '%s'",
+		    o.batch);
+		return AI_EXIT_USAGE;
+	}
+	if (o.batch != NULL && (o.each || o.models || o.attach.n > 0 || o.tools_file ||
+	    o.continue_file || o.deltas || o.no_stdin || o.cache || o.parallel || o.unordered ||
+	    o.skip_done || o.rpm || o.tpm)) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE, "--batch takes no --each, -P, --unordered, --skip-done, "
+		    "--rpm, --tpm, --models, -a, --tools, --continue, --stream, -n or --cache");
+		return AI_EXIT_USAGE;
+	}
+	if (o.batch != NULL && strcmp(o.batch, "submit") != 0 &&
+	    (o.batch_state != NULL ? nops != 0 : nops != 1)) {
+		ai_strlist_free(&o.attach);
+		ai_err_set(e, AI_EXIT_USAGE, "--batch %s takes the batch's ID or --batch-state FILE",
+		    o.batch);
+		return AI_EXIT_USAGE;
+	}
 	if (ttl_given && !o.cache) {
 		ai_strlist_free(&o.attach);
 		ai_err_set(e, AI_EXIT_USAGE, "--cache-ttl goes with --cache");
@@ -336,10 +370,28 @@ run(int argc, char **argv, struct ai_err *e)
 		if (o.parallel == 0)
 			o.parallel = 4;
 	}
+	if (o.batch != NULL && strcmp(o.batch, "submit") != 0) {
+		o.json |= strcmp(o.batch, "results") == 0; /* its answers are records */
+		o.batch_id = nops == 1 ? ops[0] : NULL;
+		nops = 0;
+	}
 	ai_opt_join(&prompt, nops, ops);
 	o.prompt = nops > 0 ? prompt.buf : NULL;
 
-	rc = ai_config_load(&cfg, e);
+	rc = 0;
+	if (o.batch_state != NULL && strcmp(o.batch, "submit") != 0) {
+		/* the batch, its provider and model, as submit kept them */
+		rc = batch_state_load(o.batch_state, &o.state, e);
+		if (rc == 0) {
+			o.batch_id = ai_json_str(o.state, "batch");
+			if (f.provider == NULL)
+				f.provider = ai_json_str(o.state, "provider");
+			if (f.model == NULL)
+				f.model = ai_json_str(o.state, "model");
+		}
+	}
+	if (rc == 0)
+		rc = ai_config_load(&cfg, e);
 	if (rc == 0)
 		rc = resolve(&o, &cfg, &f, &pr, &base, e);
 	if (o.budget_file == NULL && getenv("AICLI_BUDGET_FILE") != NULL &&
@@ -351,7 +403,8 @@ run(int argc, char **argv, struct ai_err *e)
 	if (rc == 0 && o.cache && !o.models)
 		rc = cache_open(&o, e);
 	if (rc == 0)
-		rc = o.models ? models_run(&o, e) : o.each ? each_run(&o, e) : ask_run(&o, e);
+		rc = o.models ? models_run(&o, e) : o.batch ? batch_run(&o, e) :
+		    o.each ? each_run(&o, e) : ask_run(&o, e);
 	if (rc != 0 && o.json && e->code != AI_EXIT_PIPE && e->msg[0] && !e->passed) {
 		struct ai_err we = AI_ERR_INIT;
 		cJSON *r = ai_record_error("ai-ask", e);
@@ -365,6 +418,7 @@ run(int argc, char **argv, struct ai_err *e)
 	free(base);
 	free(o.url_buf);
 	free(o.cache_dir);
+	cJSON_Delete(o.state);
 	return rc;
 }
 

@@ -228,11 +228,14 @@ def validate_script(doc, fixtures):
     """Check a script; raise ScriptError naming the first problem."""
     if not isinstance(doc, dict):
         raise ScriptError("script must be a JSON object")
-    unknown = set(doc) - {"routes", "repeat_last", "rate_limit"}
+    unknown = set(doc) - {"routes", "repeat_last", "rate_limit", "batch_polls"}
     if unknown:
         raise ScriptError("unknown top-level field(s): %s" % ", ".join(sorted(unknown)))
     if not isinstance(doc.get("repeat_last", False), bool):
         raise ScriptError("repeat_last must be true or false")
+    bp = doc.get("batch_polls", 0)
+    if not isinstance(bp, int) or isinstance(bp, bool) or bp < 0:
+        raise ScriptError("batch_polls must be a non-negative integer")
     rl = doc.get("rate_limit", 0)
     if not isinstance(rl, int) or isinstance(rl, bool) or rl < 0:
         raise ScriptError("rate_limit must be a non-negative integer (requests a minute)")
@@ -277,6 +280,43 @@ def validate_script(doc, fixtures):
                 raise ScriptError("%s: no such fixture file %r" % (where, resp["file"]))
 
 
+BATCH_ROUTES = [
+    ("POST", re.compile(r".*/v1/files$"), "upload"),
+    ("GET", re.compile(r".*/v1/files/([^/]+)/content$"), "file"),
+    ("POST", re.compile(r".*/v1/batches$"), "create"),
+    ("GET", re.compile(r".*/v1/batches/([^/]+)$"), "get"),
+    ("POST", re.compile(r".*/v1/messages/batches$"), "create"),
+    ("GET", re.compile(r".*/v1/messages/batches/([^/]+)$"), "get"),
+    ("GET", re.compile(r".*/v1/messages/batches/([^/]+)/results$"), "results"),
+]
+
+
+def batch_route(req):
+    """(action, captured id) for a request to a batch endpoint, else None.
+    Anthropic's batch paths are tried first: /v1/messages/batches also ends in /v1/batches."""
+    for method, pat, action in sorted(BATCH_ROUTES, key=lambda r: "messages" not in r[1].pattern):
+        m = pat.fullmatch(req["path"])
+        if req["method"] == method and m:
+            return action, (m.group(1) if m.groups() else None), "/v1/messages/" in req["path"]
+    return None
+
+
+def multipart_file(req):
+    """The content of the "file" part of a multipart/form-data body, and the purpose."""
+    m = re.search(r"boundary=([^;]+)", req["headers"].get("content-type", ""))
+    if not m:
+        return None, None
+    parts, found, purpose = req["raw"].split(b"--" + m.group(1).strip('"').encode()), None, None
+    for part in parts:
+        head, _, data = part.partition(b"\r\n\r\n")
+        data = data[:-2] if data.endswith(b"\r\n") else data
+        if b'name="file"' in head:
+            found = data
+        elif b'name="purpose"' in head:
+            purpose = data.decode("utf-8", "replace")
+    return found, purpose
+
+
 class State:
     """Script, counters and request log, shared by all handler threads under one lock."""
 
@@ -295,6 +335,8 @@ class State:
         self.rate = RateLimit(rpm) if rpm else None
         self.n = 0
         self.route_counts = {}
+        self.files = {}      # the batch API's files: id -> bytes
+        self.batches = {}    # id -> the batch object, its requests and polls
         self.lines = []
         if self.log:
             self.log.seek(0)
@@ -491,6 +533,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                "query": urllib.parse.parse_qs(qs, keep_blank_values=True),
                "headers": headers, "text": text, "json": doc}
 
+        req["raw"] = body
         route_n, resp, exhausted = self.server.state.record(req)
         key = "%s %s" % (self.command, path)
         if exhausted:
@@ -498,7 +541,107 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_simple(404, "application/json",
                              error_json("mock: script exhausted for %s (request %d)" % (key, route_n)))
             return
+        if resp is None and batch_route(req) is not None:
+            self.batch(req, *batch_route(req))
+            return
         self.respond(req, resp)
+
+    # -- the batch APIs (OpenAI Batch, Anthropic Message Batches) -------------
+
+    def batch_answer(self, path, body):
+        """One batched request through the echo answer logic: (status, answer body object)."""
+        fake = {"method": "POST", "path": path, "json": {**body, "stream": False}, "query": {}}
+        handler = default_route(fake)
+        if handler is None:
+            return 404, {"error": {"message": "mock: no route for POST %s" % path}}
+        _, _, source = handler(fake)
+        text = last_user_text(body)
+        for kind, n in ECHO_MARK.findall(text):
+            if kind == "status":
+                kind = {401: "authentication_error", 429: "rate_limit_error", 529: "overloaded_error"}.get(
+                    int(n), "api_error" if int(n) >= 500 else "invalid_request_error")
+                return int(n), {"error": {"type": kind,
+                                          "message": "mock: status %s asked for by the prompt" % n}}
+        return 200, json.loads(echo_body(self.load(source), text))
+
+    def batch(self, req, action, ident, anthropic):
+        state = self.server.state
+        send = lambda status, doc: self.send_simple(status, "application/json", json.dumps(doc).encode())
+        with state.lock:
+            polls = (state.script or {}).get("batch_polls", 0)
+            if action == "upload":
+                data, purpose = multipart_file(req)
+                if data is None or purpose != "batch":
+                    return send(400, {"error": {"message": "mock: a multipart body with a file and purpose batch is needed"}})
+                fid = "file-mock%d" % (len(state.files) + 1)
+                state.files[fid] = data
+                return send(200, {"id": fid, "object": "file", "bytes": len(data), "created_at": int(time.time()),
+                                  "filename": "batch.jsonl", "purpose": "batch"})
+            if action == "file":
+                if ident not in state.files:
+                    return send(404, {"error": {"message": "No such File object: %s" % ident}})
+                return self.send_simple(200, "application/octet-stream", state.files[ident])
+            if action == "create":
+                doc = req["json"] if isinstance(req["json"], dict) else {}
+                if anthropic:
+                    reqs = [(r.get("custom_id"), req["path"][:-len("/batches")], r.get("params", {}))
+                            for r in doc.get("requests", [])]
+                else:
+                    fid = doc.get("input_file_id")
+                    if fid not in state.files or doc.get("completion_window") != "24h":
+                        return send(400, {"error": {"message": "mock: no file %s, or a completion_window not 24h" % fid}})
+                    lines = [json.loads(l) for l in state.files[fid].decode().splitlines() if l.strip()]
+                    prefix = req["path"][:-len("/v1/batches")]
+                    reqs = [(l["custom_id"], prefix + l["url"], l["body"]) for l in lines]
+                bid = ("msgbatch_mock%d" if anthropic else "batch_mock%d") % (len(state.batches) + 1)
+                state.batches[bid] = {"requests": reqs, "polls": 0, "input_file_id": doc.get("input_file_id"),
+                                      "endpoint": doc.get("endpoint")}
+                return send(200, self.batch_object(bid, state.batches[bid], False, anthropic, req))
+            b = state.batches.get(ident)
+            if b is None:
+                return send(404, {"type": "error", "error": {"type": "not_found_error", "message": "mock: no batch %s" % ident}}
+                            if anthropic else {"error": {"message": "No such Batch: %s" % ident}})
+            if action == "get":
+                b["polls"] += 1
+                ended = b["polls"] > polls
+                if ended and "results" not in b:
+                    b["results"] = [(cid, *self.batch_answer(path, body)) for cid, path, body in b["requests"]]
+                    if not anthropic:
+                        ok = [r for r in b["results"] if r[1] == 200]
+                        bad = [r for r in b["results"] if r[1] != 200]
+                        for name, rows in (("output_file_id", ok), ("error_file_id", bad)):
+                            if rows:
+                                fid = "file-mock%d" % (len(state.files) + 1)
+                                state.files[fid] = "".join(json.dumps(
+                                    {"id": "batch_req_%s" % cid, "custom_id": cid,
+                                     "response": {"status_code": st, "request_id": "req_%s" % cid, "body": ans},
+                                     "error": None}) + "\n" for cid, st, ans in rows).encode()
+                                b[name] = fid
+                return send(200, self.batch_object(ident, b, ended, anthropic, req))
+            # Anthropic's results
+            if "results" not in b:
+                return send(404, {"type": "error", "error": {"type": "not_found_error", "message": "mock: batch %s has not ended" % ident}})
+            body = "".join(json.dumps({"custom_id": cid, "result": {"type": "succeeded", "message": ans} if st == 200 else
+                                       {"type": "errored", "error": {"type": "error", "error": ans["error"]}}}) + "\n"
+                           for cid, st, ans in b["results"])
+            return self.send_simple(200, "application/binary", body.encode())
+
+    def batch_object(self, bid, b, ended, anthropic, req):
+        n = len(b["requests"])
+        bad = sum(1 for r in b.get("results", []) if r[1] != 200)
+        if anthropic:
+            return {"id": bid, "type": "message_batch", "processing_status": "ended" if ended else "in_progress",
+                    "request_counts": {"processing": 0 if ended else n, "succeeded": n - bad if ended else 0,
+                                       "errored": bad if ended else 0, "canceled": 0, "expired": 0},
+                    "ended_at": "2026-01-01T00:00:00Z" if ended else None, "created_at": "2026-01-01T00:00:00Z",
+                    "expires_at": "2026-01-02T00:00:00Z", "cancel_initiated_at": None,
+                    "results_url": "http://%s/v1/messages/batches/%s/results" % (self.headers.get("Host"), bid) if ended else None}
+        status = "completed" if ended else "validating" if b["polls"] == 0 else "in_progress"
+        return {"id": bid, "object": "batch", "endpoint": b["endpoint"], "errors": None,
+                "input_file_id": b["input_file_id"], "completion_window": "24h", "status": status,
+                "output_file_id": b.get("output_file_id"), "error_file_id": b.get("error_file_id"),
+                "created_at": 1767225600, "request_counts": {"total": n, "completed": n - bad if ended else 0,
+                                                             "failed": bad if ended else 0}, "metadata": None}
 
     def control(self, path, body):
         state = self.server.state
