@@ -246,6 +246,20 @@ answer_fail(struct answer *a, int code, const char *what, const cJSON *err, stru
 	return rc;
 }
 
+cJSON *
+role_items(cJSON *msgs, const char *role, const char *key)
+{
+	cJSON *last = cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1), *m;
+	const char *r = ai_json_str(last, "role");
+
+	if (r != NULL && strcmp(r, role) == 0)
+		return cJSON_GetObjectItemCaseSensitive(last, key);
+	m = cJSON_CreateObject();
+	ai_json_addstr(m, "role", role);
+	cJSON_AddItemToArray(msgs, m);
+	return cJSON_AddArrayToObject(m, key);
+}
+
 /*
  * The --tools declarations in the OpenAI shapes: flat for the Responses API
  * (strict off: its default is on, which refuses most hand-written schemas),

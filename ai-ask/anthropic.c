@@ -48,21 +48,6 @@ clean_id(const char *id)
 	return s;
 }
 
-/* The message of role to add a block to: the last one if it has that role. */
-static cJSON *
-blocks_of(cJSON *msgs, const char *role)
-{
-	cJSON *last = cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1), *m;
-	const char *r = ai_json_str(last, "role");
-
-	if (r != NULL && strcmp(r, role) == 0)
-		return cJSON_GetObjectItemCaseSensitive(last, "content");
-	m = cJSON_CreateObject();
-	ai_json_addstr(m, "role", role);
-	cJSON_AddItemToArray(msgs, m);
-	return cJSON_AddArrayToObject(m, "content");
-}
-
 /* The files of -a, as image and document blocks. */
 static void
 add_files(cJSON *blocks, const struct turn *t)
@@ -98,7 +83,7 @@ messages(const struct conv *c)
 				cJSON_Delete(b);
 				break;
 			}
-			blocks = blocks_of(msgs, "assistant");
+			blocks = role_items(msgs, "assistant", "content");
 			if (t->data != NULL) {
 				ai_json_addstr(b, "type", "redacted_thinking");
 				ai_json_addstr(b, "data", t->data);
@@ -111,7 +96,7 @@ messages(const struct conv *c)
 			break;
 		case TURN_USER:
 		case TURN_ASSISTANT:
-			blocks = blocks_of(msgs, t->kind == TURN_USER ? "user" : "assistant");
+			blocks = role_items(msgs, t->kind == TURN_USER ? "user" : "assistant", "content");
 			add_files(blocks, t);
 			ai_json_addstr(b, "type", "text");
 			ai_json_addstr(b, "text", t->text);
@@ -121,14 +106,14 @@ messages(const struct conv *c)
 			const cJSON *r;
 
 			/* a paused turn goes back as the API gave it */
-			blocks = blocks_of(msgs, "assistant");
+			blocks = role_items(msgs, "assistant", "content");
 			cJSON_Delete(b);
 			cJSON_ArrayForEach(r, t->args)
 				cJSON_AddItemToArray(blocks, cJSON_Duplicate(r, 1));
 			break;
 		}
 		case TURN_CALL:
-			blocks = blocks_of(msgs, "assistant");
+			blocks = role_items(msgs, "assistant", "content");
 			id = clean_id(t->id);
 			ai_json_addstr(b, "type", "tool_use");
 			ai_json_addstr(b, "id", id);
@@ -142,7 +127,7 @@ messages(const struct conv *c)
 			int at = 0;
 
 			/* results go ahead of any text in the same user message */
-			blocks = blocks_of(msgs, "user");
+			blocks = role_items(msgs, "user", "content");
 			cJSON_ArrayForEach(before, blocks) {
 				const char *bt = ai_json_str(before, "type");
 

@@ -95,7 +95,7 @@ read_json_file(const char *path, const char *what, cJSON **out, struct ai_err *e
 	return rc;
 }
 
-static int
+int
 name_ok(const char *s)
 {
 	size_t n;

@@ -407,6 +407,14 @@ cJSON *chat_messages(const struct conv *c, int ollama);
 
 /* Helpers the adapters share (answer.c). */
 cJSON *tools_openai_style(const cJSON *tools, int nested);
+/*
+ * The array key of the message of role to add to: the last message of msgs
+ * when it has that role (providers want turns of one role merged), else a
+ * new one (Anthropic's blocks in "content", Gemini's parts in "parts").
+ */
+cJSON *role_items(cJSON *msgs, const char *role, const char *key);
+/* A name of 1 to 64 letters, digits, '_' or '-': a tool's, a batch request's (ask.c). */
+int name_ok(const char *s);
 
 /* ---- --schema (schema.c) ---- */
 

@@ -157,10 +157,8 @@ check_ids(const struct each_prompt *p, size_t n, int anthropic, struct ai_err *e
 
 	for (i = 0; i < n && rc == 0; i++) {
 		char *cid = custom_id(p[i].id);
-		size_t len = strlen(cid);
 
-		if (anthropic && (len == 0 || len > 64 || strspn(cid, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		    "abcdefghijklmnopqrstuvwxyz0123456789_-") != len))
+		if (anthropic && !name_ok(cid))
 			rc = ai_err_set(e, AI_EXIT_DATAERR, "the id '%.80s' cannot name a request of "
 			    "an Anthropic batch: 1 to 64 letters, digits, '_' or '-'", cid);
 		else if (cJSON_GetObjectItemCaseSensitive(seen, cid) != NULL)

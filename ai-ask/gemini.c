@@ -25,6 +25,7 @@
 
 #include "ask.h"
 #include "json.h"
+#include "url.h"
 #include "util.h"
 #include "banned.h"
 
@@ -54,32 +55,9 @@ url(const char *base, const struct ask *k)
 	if (strncmp(m, "models/", 7) == 0)
 		m += 7;
 	ai_buf_addf(&b, "%s/models/", gemini_root(base, &b));
-	for (; *m; m++) {
-		unsigned char c = (unsigned char)*m;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    c == '-' || c == '.' || c == '_' || c == '~')
-			ai_buf_addc(&b, (char)c);
-		else
-			ai_buf_addf(&b, "%%%02X", c);
-	}
+	ai_url_encode(&b, m);
 	ai_buf_adds(&b, k->stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
 	return ai_buf_detach(&b, NULL);
-}
-
-/* The content of role to add a part to: the last one if it has that role. */
-static cJSON *
-parts_of(cJSON *contents, const char *role)
-{
-	cJSON *last = cJSON_GetArrayItem(contents, cJSON_GetArraySize(contents) - 1), *c;
-	const char *r = ai_json_str(last, "role");
-
-	if (r != NULL && strcmp(r, role) == 0)
-		return cJSON_GetObjectItemCaseSensitive(last, "parts");
-	c = cJSON_CreateObject();
-	ai_json_addstr(c, "role", role);
-	cJSON_AddItemToArray(contents, c);
-	return cJSON_AddArrayToObject(c, "parts");
 }
 
 /* A result as the object functionResponse.response wants: the result's members. */
@@ -109,7 +87,7 @@ contents(const struct conv *c)
 		switch (t->kind) {
 		case TURN_USER:
 		case TURN_ASSISTANT:
-			parts = parts_of(out, t->kind == TURN_USER ? "user" : "model");
+			parts = role_items(out, t->kind == TURN_USER ? "user" : "model", "parts");
 			ai_json_addstr(p, "text", t->text);
 			cJSON_AddItemToArray(parts, p);
 			for (j = 0; j < t->natt; j++) {
@@ -121,7 +99,7 @@ contents(const struct conv *c)
 			}
 			break;
 		case TURN_CALL:
-			parts = parts_of(out, "model");
+			parts = role_items(out, "model", "parts");
 			f = cJSON_AddObjectToObject(p, "functionCall");
 			ai_json_addstr(f, "name", t->name);
 			cJSON_AddItemToObject(f, "args", cJSON_Duplicate(t->args, 1));
@@ -130,7 +108,7 @@ contents(const struct conv *c)
 			cJSON_AddItemToArray(parts, p);
 			break;
 		case TURN_RESULT:
-			parts = parts_of(out, "user");
+			parts = role_items(out, "user", "parts");
 			f = cJSON_AddObjectToObject(p, "functionResponse");
 			ai_json_addstr(f, "name", t->name);
 			cJSON_AddItemToObject(f, "response", result_object(t));

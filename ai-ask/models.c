@@ -18,6 +18,7 @@
 #include "msg.h"
 #include "record.h"
 #include "text.h"
+#include "url.h"
 #include "util.h"
 #include "banned.h"
 
@@ -103,7 +104,6 @@ page_url(const struct opts *o, const char *next)
 {
 	struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
 	const struct provider *p = o->k.p;
-	const char *s;
 
 	if (p == &provider_gemini)
 		ai_buf_addf(&b, "%s/models?pageSize=1000", gemini_root(o->base, &b));
@@ -115,12 +115,7 @@ page_url(const struct opts *o, const char *next)
 		ai_buf_addf(&b, "%s/models", o->base);
 	if (next != NULL) {
 		ai_buf_adds(&b, p == &provider_gemini ? "&pageToken=" : "&after_id=");
-		for (s = next; *s; s++)
-			if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-			    *s == '-' || *s == '_' || *s == '.' || *s == '~')
-				ai_buf_addc(&b, *s);
-			else
-				ai_buf_addf(&b, "%%%02X", (unsigned char)*s);
+		ai_url_encode(&b, next);
 	}
 	return ai_buf_detach(&b, NULL);
 }

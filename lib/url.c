@@ -15,6 +15,16 @@ is_unreserved(unsigned char c)
 	return isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
 
+void
+ai_url_encode(struct ai_buf *out, const char *s)
+{
+	for (; *s; s++)
+		if (is_unreserved((unsigned char)*s))
+			ai_buf_addc(out, *s);
+		else
+			ai_buf_addf(out, "%%%02X", (unsigned char)*s);
+}
+
 static int
 is_sub_delim(unsigned char c)
 {

@@ -19,6 +19,7 @@
 #ifndef AI_URL_H
 #define AI_URL_H
 
+#include "buf.h"
 #include "err.h"
 
 struct ai_url {
@@ -42,5 +43,7 @@ void ai_url_free(struct ai_url *u);
 char *ai_url_string(const struct ai_url *u);
 /* scheme://host[:port] only: what is used to name a service in messages. */
 char *ai_url_origin(const struct ai_url *u);
+/* Append s as one component of a path or query: all but the unreserved characters encoded. */
+void ai_url_encode(struct ai_buf *out, const char *s);
 
 #endif

@@ -34,22 +34,6 @@ setup() {
 body() { mock_request "$1" | jq -c .json; }
 input() { mock_request "$1" | jq -c '.json.input'; }
 
-# calls ID NAME ARGS [ID NAME ARGS]...: a Responses API answer that calls
-# tools, in the wire shape of the real capture
-# openai/responses_nonstream_function_call.json (only its output items
-# replaced: one function_call item per call, the arguments a JSON string).
-calls() {
-	local items='[]'
-	while [ $# -ge 3 ]; do
-		items=$(jq -c --arg id "$1" --arg name "$2" --arg args "$3" '. + [{id: ("fc_" + $id),
-			type: "function_call", status: "completed", arguments: $args, call_id: $id,
-			name: $name}]' <<<"$items")
-		shift 3
-	done
-	jq -c --argjson items "$items" '.output = $items' \
-		"$MOCK_FIXTURES/openai/responses_nonstream_function_call.json"
-}
-
 # text TEXT: a Responses API answer with this text, in the wire shape of the
 # real capture openai/responses_nonstream_text.json.
 text() {
@@ -131,7 +115,7 @@ no_leftovers() {
 }
 
 @test "a tool call goes to ai-exec; the next request carries its output, paired with the call" {
-	steps "$(calls call_1 execute '{"command":"grep -c TODO notes.md","reason":"count them"}')" \
+	steps "$(mock_calls call_1 execute '{"command":"grep -c TODO notes.md","reason":"count them"}')" \
 		"$(text 'notes.md has 2 TODOs.')"
 	run --separate-stderr ai-loop -n --file notes.md "how many TODOs are in notes.md?"
 	[ "$status" -eq 0 ]
@@ -153,7 +137,7 @@ no_leftovers() {
 }
 
 @test "two calls in one step: both run, their results in the order of the calls" {
-	steps "$(calls c_a execute '{"command":"wc -l notes.md"}' c_b execute '{"command":"grep -c error build.log"}')" '{}'
+	steps "$(mock_calls c_a execute '{"command":"wc -l notes.md"}' c_b execute '{"command":"grep -c error build.log"}')" '{}'
 	run --separate-stderr ai-loop -n --file notes.md --file build.log "look"
 	[ "$status" -eq 0 ]
 	[ "$output" = "pong" ]
@@ -177,7 +161,7 @@ done
 exec "$ROOT/bin/ai-search" "\$@"
 SH
 	chmod +x "$W/lx/ai-search"
-	steps "$(calls s1 web_search '{"query":"alpha"}' s2 web_search '{"query":"beta","count":2}')" '{}'
+	steps "$(mock_calls s1 web_search '{"query":"alpha"}' s2 web_search '{"query":"beta","count":2}')" '{}'
 	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --search "search twice"
 	[ "$status" -eq 0 ]
 	[ "$(ls "$W/dump" | grep -c '^started\.')" -eq 2 ]
@@ -186,7 +170,7 @@ SH
 }
 
 @test "web_search: ai-search's results go back as one tool_result" {
-	steps "$(calls s1 web_search '{"query":"openbsd pledge","count":3}')" "$(text 'See pledge(2).')"
+	steps "$(mock_calls s1 web_search '{"query":"openbsd pledge","count":3}')" "$(text 'See pledge(2).')"
 	run --separate-stderr ai-loop -n --search "what is pledge?"
 	[ "$status" -eq 0 ]
 	[ "$output" = "See pledge(2)." ]
@@ -242,7 +226,7 @@ SH
 }
 
 @test "auto-search with files: the answer may still use execute" {
-	steps "$(text '{"search":false,"query":""}')" "$(calls c1 execute '{"command":"wc -l notes.md"}')" '{}'
+	steps "$(text '{"search":false,"query":""}')" "$(mock_calls c1 execute '{"command":"wc -l notes.md"}')" '{}'
 	run --separate-stderr ai-loop -n --auto-search --file notes.md "count"
 	[ "$status" -eq 0 ]
 	body 2 | jq -e '[.tools[].name] == ["execute"]'
@@ -251,7 +235,7 @@ SH
 
 @test "a model that never stops calling tools: --max-steps, then one call without tools for the best answer, exit 3" {
 	local fc
-	fc=$(calls c1 execute '{"command":"wc -l notes.md"}')
+	fc=$(mock_calls c1 execute '{"command":"wc -l notes.md"}')
 	steps "$fc" "$fc" "$fc" "$(text 'Best so far: 4 lines.')"
 	run --separate-stderr ai-loop -n --max-steps 3 --file notes.md "count forever"
 	[ "$status" -eq 3 ]
@@ -267,7 +251,7 @@ SH
 
 @test "--max-steps in --json: the result record says max_steps, status limit" {
 	local fc
-	fc=$(calls c1 execute '{"command":"wc -l notes.md"}')
+	fc=$(mock_calls c1 execute '{"command":"wc -l notes.md"}')
 	steps "$fc" "$(text 'Best so far.')"
 	run --separate-stderr ai-loop -n --json --max-steps 1 --file notes.md "x"
 	[ "$status" -eq 3 ]
@@ -277,8 +261,8 @@ SH
 }
 
 @test "--max-calls: no call past the quota; the calls asked for still run; exit 3" {
-	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$(calls c1 execute '{"command":"wc -l notes.md"}')},
-		{\"json\":$(calls c2 execute '{"command":"wc -l notes.md"}')}]},\"repeat_last\":true}"
+	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$(mock_calls c1 execute '{"command":"wc -l notes.md"}')},
+		{\"json\":$(mock_calls c2 execute '{"command":"wc -l notes.md"}')}]},\"repeat_last\":true}"
 	run --separate-stderr ai-loop -n --max-calls 2 --transcript t.ndjson --file notes.md "loop"
 	[ "$status" -eq 3 ]
 	[ -z "$output" ]
@@ -290,23 +274,23 @@ SH
 
 @test "--budget: weighted tokens counted from the usage records; exhausted, the loop stops, exit 3" {
 	# the capture's usage: 58 input, 23 output tokens = 150 weighted
-	steps "$(calls c1 execute '{"command":"wc -l notes.md"}')" '{}'
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md"}')" '{}'
 	run --separate-stderr ai-loop -n --json --budget 100 --file notes.md "x"
 	[ "$status" -eq 3 ]
 	[ "$stderr" = "ai-loop: the budget of 100 weighted tokens is used up: 150 used (--budget)" ]
 	[ "$(mock_count)" -eq 1 ]
 	jq -e -s '.[-1] | .stop_reason == "budget" and .status == "limit" and .weighted_tokens == 150 and .calls == 1' <<<"$output"
 	# a budget the run stays within changes nothing
-	steps "$(calls c1 execute '{"command":"wc -l notes.md"}')" '{}'
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md"}')" '{}'
 	run --separate-stderr ai-loop -n --json --budget 1000 --file notes.md "x"
 	[ "$status" -eq 0 ]
 	jq -e -s '.[-1] | .stop_reason == "answer" and .weighted_tokens == 181 and .input_tokens == 69 and .output_tokens == 28 and .cost_usd > 0' <<<"$output"
 }
 
 @test "bad arguments become error results the model can correct; the loop goes on" {
-	steps "$(calls c1 execute '{"command":"wc -l notes.md","bogus":1}' c2 web_search '{"query":"x","count":0}' \
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md","bogus":1}' c2 web_search '{"query":"x","count":0}' \
 		c3 web_search '{"query":"  "}' c4 web_search '{"query":"x","lang":"en"}' c5 execute '{"command":"rm notes.md"}')" \
-		"$(calls c6 execute '{"command":"wc -l notes.md"}')" '{}'
+		"$(mock_calls c6 execute '{"command":"wc -l notes.md"}')" '{}'
 	run --separate-stderr ai-loop -n --search --file notes.md "x"
 	[ "$status" -eq 0 ]
 	[ "$output" = "pong" ]
@@ -345,7 +329,7 @@ SH
 }
 
 @test "too many calls in one step: the first --max-actions run, the rest get an error result" {
-	steps "$(calls a1 execute '{"command":"wc -l notes.md"}' a2 execute '{"command":"wc -c notes.md"}' \
+	steps "$(mock_calls a1 execute '{"command":"wc -l notes.md"}' a2 execute '{"command":"wc -c notes.md"}' \
 		a3 execute '{"command":"wc -w notes.md"}')" '{}'
 	run --separate-stderr ai-loop -n --max-actions 2 --audit audit.log --file notes.md "x"
 	[ "$status" -eq 0 ]
@@ -360,7 +344,7 @@ SH
 }
 
 @test "--json: the whole run as records, in order, each flushed into a pipe while the run goes on" {
-	steps "$(calls c1 execute '{"command":"grep -c TODO notes.md"}')" \
+	steps "$(mock_calls c1 execute '{"command":"grep -c TODO notes.md"}')" \
 		"{\"json\":$(text 'Two.'),\"delay_ms\":5000}"
 	mkfifo fifo
 	ai-loop -n --json --file notes.md "how many TODOs?" > fifo 2>err 3>&- & pid=$!
@@ -389,7 +373,7 @@ SH
 
 @test "--json: when the reader goes away, ai-loop stops quietly (SIGPIPE) and makes no more requests" {
 	local fc
-	fc=$(calls c1 execute '{"command":"wc -l notes.md"}')
+	fc=$(mock_calls c1 execute '{"command":"wc -l notes.md"}')
 	steps "$fc" "{\"json\":$fc,\"delay_ms\":300}" '{}'
 	run bash -c 'ai-loop -n --json --file notes.md x 2>err | head -n 1; echo "${PIPESTATUS[0]}"'
 	[ "${lines[0]}" = '{"type":"message","role":"user","content":"x"}' ]
@@ -400,7 +384,7 @@ SH
 }
 
 @test "--transcript, then --continue: the second run carries the first, and the file grows" {
-	steps "$(calls c1 execute '{"command":"grep -c TODO notes.md"}')" "$(text 'Two TODOs.')"
+	steps "$(mock_calls c1 execute '{"command":"grep -c TODO notes.md"}')" "$(text 'Two TODOs.')"
 	run --separate-stderr ai-loop -n --transcript t.ndjson --file notes.md "how many TODOs?"
 	[ "$status" -eq 0 ]
 	[ "$(stat -c %a t.ndjson)" = 600 ]
@@ -499,7 +483,7 @@ ai-loop: try 'ai-loop --help' for more information" ]
 
 @test "the children's command lines" {
 	wrap ai-ask ai-exec ai-search
-	steps "$(calls c1 execute '{"command":"wc -l notes.md"}' c2 web_search '{"query":"-q x"}')" '{}'
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md"}' c2 web_search '{"query":"-q x"}')" '{}'
 	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --search --file notes.md --allow-url "$MOCK_URL/docs" \
 		--audit audit.log -m gpt-4.1 --provider openai -s "be brief" --max-tokens 300 --timeout 20 \
 		--tool-timeout 7 "x"
@@ -516,7 +500,7 @@ ai-loop: try 'ai-loop --help' for more information" ]
 
 @test "each child gets only the environment it needs: ai-exec no key at all" {
 	wrap ai-ask ai-exec ai-search
-	steps "$(calls c1 execute '{"command":"wc -l notes.md"}' c2 web_search '{"query":"x"}')" '{}'
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md"}' c2 web_search '{"query":"x"}')" '{}'
 	printf '{"providers": {"work": {"adapter": "openai-chat", "base_url": "http://127.0.0.1:9", "key_env": "WORK_LLM_KEY"}}}\n' > "$AICLI_CONFIG"
 	GITHUB_TOKEN=ghp_loop AWS_SECRET_ACCESS_KEY=aws-secret BRAVE_API_KEY=brave-key \
 	DEEPSEEK_API_KEY=sk-ds-loop GEMINI_API_KEY=gm-loop DEEPSEEK_BASE_URL=http://127.0.0.1:9 WORK_LLM_KEY=wk-loop \
@@ -552,7 +536,7 @@ ai-loop: try 'ai-loop --help' for more information" ]
 }
 
 @test "the running ai-exec server's /proc environ holds no key" {
-	steps "$(calls c1 execute '{"command":"wc -l notes.md"}')" "{\"json\":$(text 'x'),\"delay_ms\":3000}"
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md"}')" "{\"json\":$(text 'x'),\"delay_ms\":3000}"
 	ai-loop -n --file "$W/notes.md" "x" >/dev/null 2>&1 3>&- & pid=$!
 	local srv="" i
 	for i in $(seq 50); do
@@ -568,7 +552,7 @@ ai-loop: try 'ai-loop --help' for more information" ]
 }
 
 @test "a search that fails (no key): an error result, one warning, and the loop goes on" {
-	steps "$(calls s1 web_search '{"query":"a"}' s2 web_search '{"query":"b"}')" '{}'
+	steps "$(mock_calls s1 web_search '{"query":"a"}' s2 web_search '{"query":"b"}')" '{}'
 	run --separate-stderr env -u GOOGLE_API_KEY ai-loop -n --search "x"
 	[ "$status" -eq 0 ]
 	[ "$output" = "pong" ]
@@ -613,8 +597,8 @@ ai-loop: try 'ai-loop --help' for more information" ]
 }
 
 @test "a child killed mid-run: ai-exec between steps is started again; ai-ask during its call stops the run (70)" {
-	steps "$(calls c1 execute '{"command":"wc -l notes.md"}')" \
-		"{\"json\":$(calls c2 execute '{"command":"wc -c notes.md"}'),\"delay_ms\":2000}" '{}'
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md"}')" \
+		"{\"json\":$(mock_calls c2 execute '{"command":"wc -c notes.md"}'),\"delay_ms\":2000}" '{}'
 	ai-loop -n --file "$W/notes.md" "x" > out 2> err 3>&- & pid=$!
 	local srv="" i
 	for i in $(seq 50); do
@@ -647,7 +631,7 @@ ai-loop: try 'ai-loop --help' for more information" ]
 }
 
 @test "SIGINT: children stopped, transcript flushed and paired, exit 130; SIGTERM: 143" {
-	steps "$(calls c1 execute '{"command":"wc -l notes.md"}')" "{\"json\":$(text 'late'),\"delay_ms\":8000}"
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md"}')" "{\"json\":$(text 'late'),\"delay_ms\":8000}"
 	ai-loop -n --json --transcript t.ndjson --file "$W/notes.md" "x" > out 2> err 3>&- & pid=$!
 	local i
 	for i in $(seq 50); do [ "$(mock_count)" -ge 2 ] && break; sleep 0.1; done
@@ -676,7 +660,7 @@ ai-loop: try 'ai-loop --help' for more information" ]
 
 @test "SIGINT during a step's tool calls: each call gets a result, so the transcript can be continued" {
 	# a search that hangs (the mock waits 8 s before answering)
-	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$(calls s1 web_search '{"query":"a"}')}],
+	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$(mock_calls s1 web_search '{"query":"a"}')}],
 		\"GET /customsearch/v1\":[{\"delay_ms\":8000}]}}"
 	ai-loop -n --search --transcript t.ndjson "x" > out 2> err 3>&- & pid=$!
 	local i
@@ -714,7 +698,7 @@ SH
 	ln -s "$ROOT/bin/ai-ask" lx/ai-ask
 	printf '#!/bin/sh\nexec sleep 60\n' > lx/ai-search
 	chmod +x lx/ai-search
-	steps "$(calls s1 web_search '{"query":"a"}')" '{}'
+	steps "$(mock_calls s1 web_search '{"query":"a"}')" '{}'
 	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --search --tool-timeout 0.2 "x"
 	[ "$status" -eq 0 ]
 	[ "$output" = "pong" ]
@@ -744,7 +728,7 @@ SH
 @test "malformed calls: oversized or non-object arguments, an empty or repeated id: error results, and the loop goes on" {
 	# the first step's answer built by python: its arguments are larger than a command line
 	python3 - "$MOCK_FIXTURES/openai/responses_nonstream_function_call.json" \
-		"$(calls c6 execute '{"command":"wc -l notes.md"}')" "$(text pong)" >script.json <<'PY'
+		"$(mock_calls c6 execute '{"command":"wc -l notes.md"}')" "$(text pong)" >script.json <<'PY'
 import json, sys
 base = json.load(open(sys.argv[1]))
 def call(cid, args):
@@ -780,7 +764,7 @@ PY
 	jq -s -e '([.[] | select(.type == "tool_call") | .id] | sort) == ([.[] | select(.type == "tool_result") | .id] | sort)' t.ndjson
 	# the model corrected itself; a call in a later step reusing an id is answered the same
 	input 3 | jq -e '[.[] | select(.type == "function_call_output")][-1].output | fromjson | .ok'
-	steps "$(calls d1 execute '{"command":"wc -l notes.md"}')" "$(calls d1 execute '{"command":"wc -l notes.md"}')" '{}'
+	steps "$(mock_calls d1 execute '{"command":"wc -l notes.md"}')" "$(mock_calls d1 execute '{"command":"wc -l notes.md"}')" '{}'
 	run --separate-stderr ai-loop -n --file notes.md "x"
 	[ "$status" -eq 0 ]
 	input 3 | jq -e '[.[] | select(.type == "function_call_output")][-1] | .call_id == "ai-loop-2-1" and (.output | fromjson | .ok == false)'
@@ -791,7 +775,7 @@ PY
 	printf '{"openai_api_key": "%s"}\n' "$key" > "$AICLI_CONFIG"
 	chmod 600 "$AICLI_CONFIG"
 	printf 'the key is %s\nthe other %s\n' "$key" "$envkey" > keys.txt
-	steps "$(calls k1 execute '{"command":"cat keys.txt"}')" "$(text "it is $key and $envkey")"
+	steps "$(mock_calls k1 execute '{"command":"cat keys.txt"}')" "$(text "it is $key and $envkey")"
 	TAVILY_API_KEY=$envkey run --separate-stderr ai-loop -n --json --transcript t.ndjson --file keys.txt "is $key in keys.txt?"
 	[ "$status" -eq 0 ]
 	for where in "$output" "$stderr" "$(cat t.ndjson)" "$(mock_requests)"; do
@@ -866,7 +850,7 @@ PY
 @test "compaction that cannot meet the budget: one warning, and not again until the conversation grows" {
 	wrap ai-ask ai-exec ai-context
 	jq -nc '{type:"message",role:"user",content:("a long question " * 400)}' > long.ndjson
-	steps "$(calls c1 execute '{"command":"wc -l notes.md"}')" "$(calls c2 execute '{"command":"wc -c notes.md"}')" '{}'
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md"}')" "$(mock_calls c2 execute '{"command":"wc -c notes.md"}')" '{}'
 	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --context-budget 1000 --continue long.ndjson --file notes.md "go on"
 	[ "$status" -eq 0 ]
 	[ "$output" = "pong" ]
@@ -889,7 +873,7 @@ exec jq -c --unbuffered '{type: "tool_result", id, name, ok: true, exitCode: 0, 
 SH
 	chmod +x lx/ai-exec
 	echo '{}' > policy.json
-	steps "$(calls r1 run '{"program":"pwd","args":[],"reason":"where am I"}')" '{}'
+	steps "$(mock_calls r1 run '{"program":"pwd","args":[],"reason":"where am I"}')" '{}'
 	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --policy policy.json --approve L1 "where?"
 	[ "$status" -eq 0 ]
 	body 1 | jq -e '[.tools[].name] == ["run"]'
@@ -902,7 +886,7 @@ SH
 	# ai-exec's --max-runs counts its whole life: ai-loop caps each step itself
 	[ "$(tr '\n' ' ' < exec.argv)" = "--serve --timeout 30 --policy policy.json --approve L1 --max-runs 50 " ]
 	# --unconfined, only when given, and only with --policy
-	steps "$(calls r1 run '{"program":"pwd","args":[]}')" '{}'
+	steps "$(mock_calls r1 run '{"program":"pwd","args":[]}')" '{}'
 	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --policy policy.json --unconfined "where?"
 	[ "$status" -eq 0 ]
 	[ "$(tr '\n' ' ' < exec.argv)" = "--serve --timeout 30 --policy policy.json --unconfined --max-runs 50 " ]
@@ -911,7 +895,7 @@ SH
 	[ "$stderr" = "ai-loop: --unconfined needs --policy"$'\n'"ai-loop: try 'ai-loop --help' for more information" ]
 	input 2 | jq -e '.[-1].output | fromjson | .ok and .exitCode == 0'
 	# without --policy, run is not a tool
-	steps "$(calls r1 run '{"program":"pwd"}')" '{}'
+	steps "$(mock_calls r1 run '{"program":"pwd"}')" '{}'
 	run --separate-stderr ai-loop -n --file notes.md "where?"
 	[ "$status" -eq 0 ]
 	body 1 | jq -e '[.tools[].name] == ["execute"]'
@@ -922,7 +906,7 @@ SH
 	# the example policy ai-exec ships (ai-exec(1), POLICY)
 	local policy="$ROOT/ai-exec/policy.json"
 	[ -f "$policy" ]
-	steps "$(calls r1 run '{"program":"pwd","args":[]}' r2 run '{"program":"sudo","args":["true"]}')" '{}'
+	steps "$(mock_calls r1 run '{"program":"pwd","args":[]}' r2 run '{"program":"sudo","args":["true"]}')" '{}'
 	run --separate-stderr ai-loop -n --policy "$policy" "where?"
 	[ "$status" -eq 0 ]
 	local r
@@ -930,14 +914,14 @@ SH
 	jq -e '.[0].ok == true' <<<"$r"
 	jq -e '.[1].ok == false and .[1].error_kind == "policy"' <<<"$r"
 	# with a terminal, ai-exec still cannot prompt: its session has none
-	steps "$(calls r1 run '{"program":"git","args":["add","notes.md"]}')" '{}'
+	steps "$(mock_calls r1 run '{"program":"git","args":["add","notes.md"]}')" '{}'
 	run timeout 20 script -qec "$ROOT/bin/ai-loop -n --policy $policy x" /dev/null < /dev/null
 	[ "$status" -eq 0 ]
 	input 2 | jq -e '.[-1].output | fromjson | .ok == false'
 }
 
 @test "-v: each step and each call on stderr, sanitized; --usage: the totals" {
-	steps "$(calls c1 execute '{"command":"wc -l notes.md"}' c2 "$(printf 'evil\033[2Jname')" '{}')" '{}'
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md"}' c2 "$(printf 'evil\033[2Jname')" '{}')" '{}'
 	run --separate-stderr ai-loop -n -v --file notes.md "x"
 	[ "$status" -eq 0 ]
 	[ "$output" = "pong" ]
@@ -965,7 +949,7 @@ SH
 	printf '{"openai_api_key": "sk-make-test-0123456789", "openai_base_url": "%s/v1"}\n' "$MOCK_URL" \
 		> "$HOME/.config/aicli/config.json"
 	chmod 600 "$HOME/.config/aicli/config.json"
-	steps "$(calls c1 execute '{"command":"grep -n TODO notes.md"}')" "$(text 'Due: the man page, the bench.')"
+	steps "$(mock_calls c1 execute '{"command":"grep -n TODO notes.md"}')" "$(text 'Due: the man page, the bench.')"
 	run env -i HOME="$HOME" PATH="$ROOT/bin:/usr/bin:/bin" make -s due.txt </dev/null
 	[ "$status" -eq 0 ]
 	[ "$(cat due.txt)" = "Due: the man page, the bench." ]
@@ -993,7 +977,7 @@ SH
 	printf '{"openai_api_key": "sk-cron-test-0123456789", "openai_base_url": "%s/v1"}\n' "$MOCK_URL" \
 		> "$HOME/.config/aicli/config.json"
 	chmod 600 "$HOME/.config/aicli/config.json"
-	steps "$(calls c1 execute '{"command":"grep -n TODO notes.md"}')" "$(text 'Due: the man page.')"
+	steps "$(mock_calls c1 execute '{"command":"grep -n TODO notes.md"}')" "$(text 'Due: the man page.')"
 	run --separate-stderr setsid -w env -i HOME="$HOME" PATH=/usr/bin:/bin sh -c "$cmd" </dev/null
 	[ "$status" -eq 0 ]
 	# cron mails whatever is written: nothing on success
@@ -1009,7 +993,7 @@ SH
 	if ldd "$(command -v ai-loop)" | grep -q libasan; then
 		skip "an ASan build: ASan checks it instead"
 	fi
-	steps "$(calls c1 execute '{"command":"wc -l notes.md"}' c2 web_search '{"query":"x","count":2}' c3 nope '{}')" '{}'
+	steps "$(mock_calls c1 execute '{"command":"wc -l notes.md"}' c2 web_search '{"query":"x","count":2}' c3 nope '{}')" '{}'
 	run --separate-stderr valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		--error-exitcode=99 ai-loop -n --json --search --transcript t.ndjson --file notes.md "x"
 	echo "$stderr"

@@ -15,26 +15,12 @@ setup() {
 	printf '%s\n' "# notes" "- [ ] TODO one" "- [x] done" "- [ ] TODO two" > notes.md
 }
 
-# step ID NAME ARGS [ID NAME ARGS]...: a Responses API answer that calls
-# tools, in the wire shape of openai/responses_nonstream_function_call.json.
-step() {
-	local items='[]'
-	while [ $# -ge 3 ]; do
-		items=$(jq -c --arg id "$1" --arg name "$2" --arg args "$3" '. + [{id: ("fc_" + $id),
-			type: "function_call", status: "completed", arguments: $args, call_id: $id,
-			name: $name}]' <<<"$items")
-		shift 3
-	done
-	jq -c --argjson items "$items" '.output = $items' \
-		"$MOCK_FIXTURES/openai/responses_nonstream_function_call.json"
-}
-
 curl_call() { jq -nc --arg u "$MOCK_URL$1" '{command: ("curl " + $u)}'; }
 
 @test "two execute calls of one step overlap; their results come in the calls' order" {
 	# /slow-a waits for /slow-b and answers half a second later: c2 is done first
 	mock_script "{\"routes\":{
-		\"POST /v1/responses\":[{\"json\":$(step c1 execute "$(curl_call /slow-a)" c2 execute "$(curl_call /slow-b)")},{}],
+		\"POST /v1/responses\":[{\"json\":$(mock_calls c1 execute "$(curl_call /slow-a)" c2 execute "$(curl_call /slow-b)")},{}],
 		\"GET /slow-a\":[{\"body\":\"A\\n\",\"wait_for\":\"GET /slow-b\",\"delay_ms\":500}],
 		\"GET /slow-b\":[{\"body\":\"B\\n\",\"wait_for\":\"GET /slow-a\"}]}}"
 	run --separate-stderr ai-loop -n --json --allow-url "$MOCK_URL/" "fetch both"
@@ -48,8 +34,8 @@ curl_call() { jq -nc --arg u "$MOCK_URL$1" '{command: ("curl " + $u)}'; }
 
 @test "a repeated call goes to the server that ran it: its cache answers, also when the order changes" {
 	mock_script "{\"routes\":{\"POST /v1/responses\":[
-		{\"json\":$(step c1 execute '{"command":"wc -l notes.md","idempotency":"k1"}' c2 execute '{"command":"grep -c TODO notes.md","idempotency":"k2"}')},
-		{\"json\":$(step c3 execute '{"command":"grep -c TODO notes.md","idempotency":"k2"}' c4 execute '{"command":"wc -l notes.md","idempotency":"k1"}')},
+		{\"json\":$(mock_calls c1 execute '{"command":"wc -l notes.md","idempotency":"k1"}' c2 execute '{"command":"grep -c TODO notes.md","idempotency":"k2"}')},
+		{\"json\":$(mock_calls c3 execute '{"command":"grep -c TODO notes.md","idempotency":"k2"}' c4 execute '{"command":"wc -l notes.md","idempotency":"k1"}')},
 		{}]}}"
 	run --separate-stderr ai-loop -n --json --file notes.md "count"
 	[ "$status" -eq 0 ]
@@ -60,7 +46,7 @@ curl_call() { jq -nc --arg u "$MOCK_URL$1" '{command: ("curl " + $u)}'; }
 
 @test "searches and an execute call of one step overlap" {
 	mock_script "{\"routes\":{
-		\"POST /v1/responses\":[{\"json\":$(step s1 web_search '{"query":"one"}' c1 execute "$(curl_call /slow-a)")},{}],
+		\"POST /v1/responses\":[{\"json\":$(mock_calls s1 web_search '{"query":"one"}' c1 execute "$(curl_call /slow-a)")},{}],
 		\"GET /customsearch/v1\":[{\"wait_for\":\"GET /slow-a\"}],
 		\"GET /slow-a\":[{\"body\":\"A\\n\",\"wait_for\":\"GET /customsearch/v1\"}]}}"
 	run --separate-stderr ai-loop -n --json --search --allow-url "$MOCK_URL/" "both"
@@ -76,7 +62,7 @@ curl_call() { jq -nc --arg u "$MOCK_URL$1" '{command: ("curl " + $u)}'; }
 		chmod +x "lx/$t"
 	done
 	printf '{"aicli_policy":1,"programs":{"ls":{"level":"L0","options":["-1"]}}}\n' > policy.json
-	calls=$(step r1 run '{"program":"ls","args":["-1"]}' r2 run '{"program":"ls","args":[]}')
+	calls=$(mock_calls r1 run '{"program":"ls","args":["-1"]}' r2 run '{"program":"ls","args":[]}')
 	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$calls},{}]}}"
 	AICLI_LIBEXEC="$W/lx" run --separate-stderr ai-loop -n --json --policy policy.json "list"
 	[ "$status" -eq 0 ]
@@ -93,7 +79,7 @@ curl_call() { jq -nc --arg u "$MOCK_URL$1" '{command: ("curl " + $u)}'; }
 
 @test "a server that dies mid-step fails only its own calls; the other server's result stands" {
 	mock_script "{\"routes\":{
-		\"POST /v1/responses\":[{\"json\":$(step c1 execute "$(curl_call /slow-a)" c2 execute '{"command":"wc -l notes.md"}')},{}],
+		\"POST /v1/responses\":[{\"json\":$(mock_calls c1 execute "$(curl_call /slow-a)" c2 execute '{"command":"wc -l notes.md"}')},{}],
 		\"GET /slow-a\":[{\"body\":\"A\\n\",\"delay_ms\":20000}]}}"
 	ai-loop -n --json --tool-timeout 1 --allow-url "$MOCK_URL/" --file notes.md "both" > out 2> err
 	jq -e -s 'map(select(.type == "tool_result")) | .[0].id == "c1" and .[0].ok == false and

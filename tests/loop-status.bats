@@ -29,9 +29,7 @@ setup() {
 # step 1 calls execute, step 2 answers; each after a second and a half
 two_steps() {
 	local call
-	call=$(jq -c --arg a '{"command":"grep -c TODO notes.md"}' '.output = [{id: "fc_1",
-		type: "function_call", status: "completed", arguments: $a, call_id: "c1",
-		name: "execute"}]' "$MOCK_FIXTURES/openai/responses_nonstream_function_call.json")
+	call=$(mock_calls c1 execute '{"command":"grep -c TODO notes.md"}')
 	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$call,\"delay_ms\":1500},{\"delay_ms\":1500}]}}"
 }
 

@@ -129,9 +129,7 @@ search_error() {
 	[[ "${stderr_lines[-1]}" == "ai-ask: error from ai-ask: no API key for openai"* ]]
 	[ "$(mock_count)" -eq 0 ]
 	# a step limit is a failure too: the answer so far, then the error record
-	call=$(jq -c '.output = [{id: "fc_1", type: "function_call", status: "completed",
-		arguments: "{\"command\":\"wc -l notes.md\"}", call_id: "c1", name: "execute"}]' \
-		"$MOCK_FIXTURES/openai/responses_nonstream_function_call.json")
+	call=$(mock_calls c1 execute '{"command":"wc -l notes.md"}')
 	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$call},{}]}}"
 	run --separate-stderr bash -c 'ai-loop -n --json --max-steps 1 --file notes.md "count" | ai-ask --json "and then?"'
 	[ "$status" -eq 3 ]

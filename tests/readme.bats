@@ -103,9 +103,7 @@ failing() { mock_script '{"routes":{"POST /v1/responses":[{"status":500,"json":{
 	[ ! -e "$W/due.txt.tmp" ]
 	[ "$(mock_count)" -eq 1 ]
 	# a limit (the step limit) is a failure too
-	call=$(jq -c '.output = [{id: "fc_1", type: "function_call", status: "completed",
-		arguments: "{\"command\":\"wc -l notes.md\"}", call_id: "c1", name: "execute"}]' \
-		"$MOCK_FIXTURES/openai/responses_nonstream_function_call.json")
+	call=$(mock_calls c1 execute '{"command":"wc -l notes.md"}')
 	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$call}]},\"repeat_last\":true}"
 	run mk
 	[ "$status" -ne 0 ]

@@ -278,9 +278,7 @@ PY
 }
 
 @test "ai-loop waiting on a tool: SIGTERM stops ai-exec, 143; the call gets a result in the transcript" {
-	call=$(jq -c --arg u "$MOCK_URL/slow" '.output = [{id: "fc_1", type: "function_call",
-		status: "completed", arguments: ({command: ("curl " + $u)} | tojson), call_id: "c1",
-		name: "execute"}]' "$MOCK_FIXTURES/openai/responses_nonstream_function_call.json")
+	call=$(mock_calls c1 execute "$(jq -nc --arg u "$MOCK_URL/slow" '{command: ("curl " + $u)}')")
 	mock_script "{\"routes\":{\"POST /v1/responses\":[{\"json\":$call}],\"GET /slow\":[{\"delay_ms\":20000}]}}"
 	env --default-signal=HUP ai-loop -n --json --transcript t.ndjson --allow-url "$MOCK_URL/" "go" > out 2> err 3>&- & pid=$!
 	until_ requests 2

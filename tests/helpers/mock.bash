@@ -163,3 +163,19 @@ mock_count() {
 	n="$(wc -l <"$MOCK_LOG")"
 	echo $((n))
 }
+
+# mock_calls ID NAME ARGS [ID NAME ARGS]...: a Responses API answer that calls
+# tools, in the wire shape of the real capture
+# openai/responses_nonstream_function_call.json (only its output items
+# replaced: one function_call item per call, the arguments a JSON string).
+mock_calls() {
+	local items='[]'
+	while [ $# -ge 3 ]; do
+		items=$(jq -c --arg id "$1" --arg name "$2" --arg args "$3" '. + [{id: ("fc_" + $id),
+			type: "function_call", status: "completed", arguments: $args, call_id: $id,
+			name: $name}]' <<<"$items")
+		shift 3
+	done
+	jq -c --argjson items "$items" '.output = $items' \
+		"$MOCK_FIXTURES/openai/responses_nonstream_function_call.json"
+}

@@ -101,5 +101,14 @@ main(void)
 		free(o);
 		ai_url_free(&u);
 	}
+	{
+		/* a component: the unreserved characters as they are, every other byte encoded */
+		struct ai_buf b = AI_BUF_INIT(AI_BUF_NOLIMIT);
+
+		ai_url_encode(&b, "gemini-2.5 pro/x?&=%~_\xc3\xa9");
+		ai_buf_addc(&b, '\0');
+		CHECK_STR(b.buf, "gemini-2.5%20pro%2Fx%3F%26%3D%25~_%C3%A9");
+		ai_buf_release(&b);
+	}
 	T_DONE();
 }
